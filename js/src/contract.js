@@ -1,0 +1,51 @@
+// The environment contract, as the encoder uses it: the byte layout of one observation record
+// (computed by the same rule as metapvp/contract.py) and id lookups for every vocabulary.
+
+export const RESERVED = {none: 0, unknown: 1, other: 2};
+const DTYPE_BYTES = {int32: 4, float32: 4, uint8: 1};
+
+export class Contract {
+  /** @param spec the contract JSON; @param vocabs {name: [id, ...]} as listed by the contract */
+  constructor(spec, vocabs) {
+    this.name = spec.name;
+    this.vocab = {};
+    for (const name of Object.keys(spec.vocabularies)) {
+      const list = vocabs[name];
+      if (!Array.isArray(list)) throw new Error(`contract ${spec.name}: vocabulary '${name}' missing`);
+      this.vocab[name] = new Map(list.map((id, i) => [id, i]));
+    }
+    this.features = [];
+    let offset = 0;
+    for (const f of spec.features) {
+      const bytes = DTYPE_BYTES[f.dtype];
+      if (!bytes) throw new Error(`contract ${spec.name}: feature ${f.name} has unknown dtype ${f.dtype}`);
+      if (f.vocab && f.dtype === 'float32' && f.shape[f.shape.length - 1] !== this.vocab[f.vocab].size) {
+        throw new Error(`contract ${spec.name}: feature ${f.name} is ${f.shape} wide but vocabulary ` +
+          `'${f.vocab}' has ${this.vocab[f.vocab].size} entries`);
+      }
+      offset = align4(offset);
+      const count = f.shape.reduce((a, b) => a * b, 1);
+      this.features.push({...f, offset, count, bytes});
+      offset += count * bytes;
+    }
+    this.recordBytes = align4(offset);
+    this.heads = spec.actions.heads;
+    this.numGimmicks = this.heads[1].size;
+    this.numActions = this.heads[0].size * this.numGimmicks;
+  }
+
+  feature(name) {
+    const f = this.features.find(x => x.name === name);
+    if (!f) throw new Error(`contract ${this.name} has no feature ${name}`);
+    return f;
+  }
+
+  /** Vocabulary id of `id` (already a Showdown ID); <other> where the vocabulary lacks it. */
+  lookup(vocab, id) {
+    if (!id) return RESERVED.none;
+    const v = this.vocab[vocab].get(id);
+    return v === undefined ? RESERVED.other : v;
+  }
+}
+
+function align4(n) { return (n + 3) & ~3; }

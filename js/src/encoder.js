@@ -1,0 +1,253 @@
+// Writes one observation record, laid out by the contract, from a PlayerView's client state and
+// its latest request. Each feature has one writer; the contract decides where its values go.
+import {RESERVED} from './contract.js';
+import {writeMask} from './actions.js';
+import {toID} from '@pkmn/data';
+
+const {none: NONE, unknown: UNKNOWN} = RESERVED;
+const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
+const BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
+
+/** Output arrays over one ArrayBuffer, shared by every record written into it. */
+export class RecordBuffer {
+  constructor(contract, capacity) {
+    this.contract = contract;
+    this.capacity = capacity;
+    this.buffer = new ArrayBuffer(contract.recordBytes * capacity);
+    this.u8 = new Uint8Array(this.buffer);
+    this.i32 = new Int32Array(this.buffer);
+    this.f32 = new Float32Array(this.buffer);
+  }
+}
+
+/** Encodes `view` into record `row` of `out`. */
+export function encode(view, out, row) {
+  const c = out.contract;
+  const base = row * c.recordBytes;
+  out.u8.fill(0, base, base + c.recordBytes);
+  const ctx = new Context(view);
+  for (const f of c.features) {
+    const writer = WRITERS[f.name];
+    if (!writer) throw new Error(`contract ${c.name}: no encoder for feature ${f.name}`);
+    const arr = f.dtype === 'int32' ? out.i32 : f.dtype === 'float32' ? out.f32 : out.u8;
+    writer(ctx, c, f, arr, (base + f.offset) / f.bytes);
+  }
+}
+
+/** Everything the writers share: the two sides' rows, in contract order. */
+class Context {
+  constructor(view) {
+    this.view = view;
+    this.battle = view.battle;
+    this.gen = view.battle.gen.num;
+    this.request = view.request;
+    const self = view.self;
+    // Own rows follow the request's order (row 0 is active); the client's team is kept in that
+    // order once a request has been applied.
+    this.rows = [rowsOf(self, this.request), rowsOf(self.foe, null)];
+    this.sides = [self, self.foe];
+  }
+}
+
+function rowsOf(side, request) {
+  const rows = [];
+  for (let i = 0; i < 6; i++) {
+    const p = side.team[i];
+    const req = request && request.side && request.side.pokemon[i];
+    if (p) rows.push({p, req, own: !!request});
+    else if (i < side.totalPokemon) rows.push({p: null, req: null, own: false});  // not yet seen
+    else rows.push(null);
+  }
+  return rows;
+}
+
+function eachRow(ctx, fn) {
+  for (let s = 0; s < 2; s++) {
+    for (let i = 0; i < 6; i++) {
+      const row = ctx.rows[s][i];
+      if (row) fn(row, s, i, s * 6 + i);
+    }
+  }
+}
+
+const activeRequest = (ctx, row, i) =>
+  row.own && i === 0 && ctx.request.active && ctx.request.active[0] ? ctx.request.active[0] : null;
+
+function moveId(c, name) {
+  let id = toID(name);
+  if (c.vocab.moves.has(id)) return id;
+  id = id.replace(/[0-9]+$/, '');  // "Hidden Power Fire 60", "Return 102"
+  return id;
+}
+
+const WRITERS = {
+  'battle.gen'(ctx, c, f, a, at) { a[at] = ctx.gen; },
+  'battle.turn'(ctx, c, f, a, at) { a[at] = Math.min(ctx.battle.turn / 100, 1); },
+  'battle.request'(ctx, c, f, a, at) {
+    const r = ctx.request;
+    if (!r || !ctx.view.needsDecision) return;
+    a[at + (r.teamPreview ? 2 : r.forceSwitch ? 1 : 0)] = 1;
+  },
+  'field.weather'(ctx, c, f, a, at) { a[at] = c.lookup('weather', ctx.battle.field.weatherState.id); },
+  'field.terrain'(ctx, c, f, a, at) { a[at] = c.lookup('terrain', ctx.battle.field.terrainState.id); },
+  'field.pseudo_weather'(ctx, c, f, a, at) {
+    for (const id of Object.keys(ctx.battle.field.pseudoWeather)) a[at + c.lookup('pseudo_weather', id)] = 1;
+  },
+  'side.conditions'(ctx, c, f, a, at) {
+    const n = f.shape[1];
+    ctx.sides.forEach((side, s) => {
+      for (const [id, cond] of Object.entries(side.sideConditions)) {
+        a[at + s * n + c.lookup('side_conditions', id)] = (cond.level || 1) / 3;
+      }
+    });
+  },
+  'side.counts'(ctx, c, f, a, at) {
+    ctx.sides.forEach((side, s) => {
+      const size = Math.max(side.totalPokemon, side.team.length);
+      a[at + s * 3] = size / 6;
+      a[at + s * 3 + 1] = side.team.length / 6;
+      a[at + s * 3 + 2] = side.team.filter(p => p.fainted).length / 6;
+    });
+  },
+  'side.gimmicks_used'(ctx, c, f, a, at) {
+    ctx.sides.forEach((side, s) => {
+      a[at + s * 2] = side.team.some(p => p.terastallized) ? 1 : 0;
+      a[at + s * 2 + 1] = side.team.some(p => p.species && (p.species.isMega || p.species.isPrimal)) ? 1 : 0;
+    });
+  },
+  'active.volatiles'(ctx, c, f, a, at) {
+    const n = f.shape[1];
+    ctx.sides.forEach((side, s) => {
+      const p = side.active[0];
+      if (!p) return;
+      for (const id of Object.keys(p.volatiles)) a[at + s * n + c.lookup('volatiles', id)] = 1;
+    });
+  },
+  'pokemon.species'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      a[at + k] = row.p ? c.lookup('species', toID(row.p.speciesForme)) : UNKNOWN;
+    });
+  },
+  'pokemon.item'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (ctx.gen < 2) return;
+      if (row.own) a[at + k] = row.req.item ? c.lookup('items', row.req.item) : NONE;
+      else if (row.p && row.p.item) a[at + k] = c.lookup('items', toID(row.p.item));
+      else a[at + k] = row.p && row.p.lastItem ? NONE : UNKNOWN;
+    });
+  },
+  'pokemon.ability'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (ctx.gen < 3) return;
+      const id = row.own ? (row.req.ability || row.req.baseAbility) : row.p && (row.p.ability || row.p.baseAbility);
+      a[at + k] = id ? c.lookup('abilities', toID(id)) : UNKNOWN;
+    });
+  },
+  'pokemon.tera_type'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (ctx.gen < 9) return;
+      const t = row.own ? row.req.teraType : row.p && row.p.terastallized;
+      a[at + k] = t ? c.lookup('types', toID(t)) : UNKNOWN;
+    });
+  },
+  'pokemon.types'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (!row.p) { a[at + 2 * k] = UNKNOWN; a[at + 2 * k + 1] = UNKNOWN; return; }
+      const types = row.p.species.exists ? row.p.types : [];
+      a[at + 2 * k] = c.lookup('types', toID(types[0]));
+      a[at + 2 * k + 1] = c.lookup('types', toID(types[1]));
+    });
+  },
+  'pokemon.status'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const status = row.own ? row.req.status : row.p && row.p.status;
+      a[at + k] = status ? c.lookup('status', status) : (row.p ? NONE : UNKNOWN);
+    });
+  },
+  'pokemon.moves'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const active = activeRequest(ctx, row, i);
+      const ids = active ? active.moves.map(m => m.id) : row.own ? row.req.moves : row.p ? row.p.moves : [];
+      for (let m = 0; m < 4; m++) {
+        const id = ids[m];
+        a[at + 4 * k + m] = id ? c.lookup('moves', moveId(c, id)) : (row.own ? NONE : UNKNOWN);
+      }
+    });
+  },
+  'pokemon.move_pp'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const active = activeRequest(ctx, row, i);
+      for (let m = 0; m < 4; m++) {
+        let left = 1;
+        if (active) {
+          const move = active.moves[m];
+          if (move && move.maxpp) left = move.pp / move.maxpp;
+          else if (!move) left = 0;
+        } else if (row.p && row.p.moveSlots[m]) {
+          const slot = row.p.moveSlots[m];
+          const max = slot.maxpp || maxPP(ctx, slot.id);
+          if (typeof slot.ppUsed === 'number' && max) left = Math.max(0, 1 - slot.ppUsed / max);
+        } else if (row.own) {
+          left = m < row.req.moves.length ? 1 : 0;
+        }
+        a[at + 4 * k + m] = left;
+      }
+    });
+  },
+  'pokemon.hp'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const h = row.own ? row.req : row.p;
+      a[at + k] = h ? (h.maxhp ? h.hp / h.maxhp : 0) : 1;
+    });
+  },
+  'pokemon.level'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => { a[at + k] = row.p ? row.p.level / 100 : 0; });
+  },
+  'pokemon.base_stats'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (!row.p || !row.p.species.exists) return;
+      const bs = row.p.species.baseStats;
+      STATS.forEach((st, j) => { a[at + 6 * k + j] = (bs[st] || 0) / 255; });
+    });
+  },
+  'pokemon.stats'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (!row.own) return;
+      a[at + 6 * k] = row.req.maxhp / 500;
+      STATS.slice(1).forEach((st, j) => { a[at + 6 * k + 1 + j] = (row.req.stats[st] || 0) / 500; });
+    });
+  },
+  'pokemon.boosts'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      if (!row.p) return;
+      BOOSTS.forEach((b, j) => { a[at + 7 * k + j] = (row.p.boosts[b] || 0) / 6; });
+    });
+  },
+  'pokemon.flags'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const o = at + 10 * k;
+      const p = row.p;
+      a[o] = 1;
+      if (!p) return;
+      a[o + 1] = 1;
+      a[o + 2] = (row.own ? row.req.active : p.isActive()) ? 1 : 0;
+      a[o + 3] = (row.own ? row.req.fainted : p.fainted) ? 1 : 0;
+      a[o + 4] = p.terastallized ? 1 : 0;
+      a[o + 5] = p.volatiles.transform ? 1 : 0;
+      a[o + 6] = row.own ? 1 : 0;
+      a[o + 7] = row.own || p.item || p.lastItem ? 1 : 0;
+      a[o + 8] = row.own || p.ability || p.baseAbility ? 1 : 0;
+      const st = p.statusState || {};
+      a[o + 9] = Math.min((p.status === 'slp' ? st.sleepTurns : p.status === 'tox' ? st.toxicTurns : 0) || 0, 8) / 8;
+    });
+  },
+  'action.mask'(ctx, c, f, a, at) {
+    if (ctx.view.needsDecision) writeMask(ctx.request, a, at);
+  },
+};
+
+function maxPP(ctx, id) {
+  const move = ctx.battle.gen.moves.get(id);
+  if (!move) return 0;
+  return move.noPPBoosts ? move.pp : Math.floor(move.pp * 8 / 5);
+}

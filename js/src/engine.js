@@ -1,0 +1,78 @@
+// The bridge for message sources outside this V8 context (a Showdown server, a stdio simulator,
+// recorded logs): many battle views keyed by (battle id, perspective), fed and encoded in batches.
+import {PlayerView, BattleInputError} from './view.js';
+import {linesFor} from './perspective.js';
+import {choiceFor} from './actions.js';
+import {Output} from './output.js';
+
+export class Engine {
+  constructor(contract) {
+    this.contract = contract;
+    this.views = new Map();
+    this.output = new Output(contract);
+  }
+
+  view(battle, perspective) {
+    const view = this.views.get(`${battle}\n${perspective}`);
+    if (!view) throw new BattleInputError(battle, undefined, `no battle '${battle}' open for ${perspective}`);
+    return view;
+  }
+
+  open(battle, perspective) {
+    const key = `${battle}\n${perspective}`;
+    if (this.views.has(key)) throw new BattleInputError(battle, undefined, `already open for ${perspective}`);
+    this.views.set(key, new PlayerView(battle, perspective));
+  }
+
+  close(battle, perspective) {
+    this.views.delete(`${battle}\n${perspective}`);
+  }
+
+  /**
+   * One batched call. `feed`: [battle, perspective, message] triples, a message being the lines
+   * of one Showdown message (|split| pairs are resolved for the perspective); `encode`:
+   * [battle, perspective] pairs to write, in order, as the rows of the output buffer.
+   * A failure in one battle is reported in `errors` and never stops the others.
+   */
+  batch({feed = [], encode = []}) {
+    const errors = [];
+    for (const [battle, perspective, message] of feed) {
+      try {
+        this.view(battle, perspective).feed(linesFor(message.split('\n'), perspective));
+      } catch (e) {
+        errors.push(errorRecord(battle, perspective, e));
+      }
+    }
+    this.output.begin();
+    const records = [];
+    for (const [battle, perspective] of encode) {
+      try {
+        const view = this.view(battle, perspective);
+        view.flush();
+        const row = this.output.add(view);
+        records.push({battle, perspective, row, decision: view.needsDecision,
+          rqid: view.request ? view.request.rqid : null, ended: view.ended, winner: view.winner,
+          turn: view.battle.turn, error: view.lastError});
+      } catch (e) {
+        errors.push(errorRecord(battle, perspective, e));
+      }
+    }
+    return {records, errors, generation: this.output.generation};
+  }
+
+  /** The choice string for `action` in the view's current request. */
+  choice(battle, perspective, action) {
+    const view = this.view(battle, perspective);
+    if (!view.request) throw new BattleInputError(battle, undefined, `no request yet for ${perspective}`);
+    try {
+      return choiceFor(view.request, action);
+    } catch (e) {
+      throw new BattleInputError(battle, undefined, e.message);
+    }
+  }
+}
+
+export function errorRecord(battle, perspective, e) {
+  return {battle, perspective, line: e.line === undefined ? null : e.line,
+    message: e instanceof BattleInputError ? e.message : `battle ${battle}: ${e.message}`};
+}

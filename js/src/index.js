@@ -1,0 +1,42 @@
+// Entry point of build/engine.js, the bundle that Python loads into mini-racer. mini-racer has
+// no Node APIs, so everything reaches Python through the `metapvp` global: Python evaluates
+// `metapvp.call(handle, method, json)` and reads results as JSON strings, and reads records
+// in place from each object's output buffer.
+import {Contract} from './contract.js';
+import {Engine} from './engine.js';
+import {Simulator} from './simulator.js';
+import {checkMasks} from './maskcheck.js';
+import {choiceFor, NUM_ACTIONS} from './actions.js';
+
+const objects = [];
+let contract = null;
+
+const metapvp = {
+  /** Loads the environment contract; every object made after this uses it. */
+  init(spec, vocabs) {
+    contract = new Contract(spec, vocabs);
+    return JSON.stringify({recordBytes: contract.recordBytes, numActions: NUM_ACTIONS,
+      features: contract.features.map(f => ({name: f.name, offset: f.offset}))});
+  },
+  /** Makes an Engine or a Simulator; returns its handle. */
+  create(kind) {
+    if (!contract) throw new Error('metapvp.init has not been called');
+    const made = kind === 'engine' ? new Engine(contract) : kind === 'simulator' ? new Simulator(contract) : null;
+    if (!made) throw new Error(`unknown object kind '${kind}'`);
+    objects.push(made);
+    return objects.length - 1;
+  },
+  destroy(handle) { objects[handle] = null; },
+  /** Calls `method` of object `handle` with one JSON-able argument; returns its result as JSON. */
+  call(handle, method, arg) {
+    const obj = objects[handle];
+    if (!obj) throw new Error(`no object ${handle}`);
+    if (typeof obj[method] !== 'function') throw new Error(`${obj.constructor.name} has no method ${method}`);
+    return JSON.stringify(obj[method](...(Array.isArray(arg) ? arg : [arg])) ?? null);
+  },
+  buffer(handle) { return objects[handle].output.buffer; },
+  checkMasks(options) { return JSON.stringify(checkMasks(options)); },
+  choiceFor(request, action) { return choiceFor(request, action); },
+};
+
+globalThis.metapvp = metapvp;

@@ -1,0 +1,81 @@
+// Checks the action mask against the simulator itself: at every decision of randomly played
+// battles, every joint action is offered to the simulator (with its output muted and its state
+// restored afterwards), and the simulator's verdict is compared with the mask.
+import {PRNG} from '@pkmn/sim';
+import {Match} from './simulator.js';
+import {writeMask, choiceFor, NUM_ACTIONS, GIMMICKS} from './actions.js';
+
+// Which flag of side.choice shows that a gimmick was really taken, not silently dropped.
+const TAKEN = {terastallize: 'terastallize', mega: 'mega', zmove: 'zMove', dynamax: 'dynamax', ultra: 'ultra'};
+
+export function checkMasks({format, battles, seed, p1team, p2team}) {
+  const prng = new PRNG(seed);
+  const stats = {format, battles: 0, decisions: 0, offered: 0, legal: 0, mismatches: 0,
+    hidden_info: 0, examples: []};
+  const mask = new Uint8Array(NUM_ACTIONS);
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`check-${b}`, {format, seed: nextSeed(prng), p1team, p2team});
+    while (!match.ended) {
+      let acted = false;
+      for (const side of ['p1', 'p2']) {
+        const view = match.views[side];
+        if (!view.needsDecision) continue;
+        writeMask(view.request, mask, 0);
+        stats.decisions++;
+        const legal = [];
+        for (let a = 0; a < NUM_ACTIONS; a++) {
+          let choice = null;
+          try { choice = choiceFor(view.request, a); } catch { /* no choice string: must be masked out */ }
+          const verdict = choice === null ? 'rejected' : trial(match.sim, side, choice, GIMMICKS[a % GIMMICKS.length]);
+          if (choice !== null) stats.offered++;
+          if (mask[a]) legal.push(a);
+          if (verdict === 'unavailable' && mask[a]) { stats.hidden_info++; continue; }
+          if ((verdict === 'accepted') !== !!mask[a]) {
+            stats.mismatches++;
+            if (stats.examples.length < 10) {
+              stats.examples.push({battle: b, turn: match.sim.turn, side, action: a, choice, mask: mask[a],
+                verdict, request: JSON.stringify(view.request).slice(0, 2000)});
+            }
+          }
+        }
+        stats.legal += legal.length;
+        if (!legal.length) throw new Error(`battle ${b}: no legal action for ${side} at turn ${match.sim.turn}`);
+        match.act(side, legal[prng.random(legal.length)]);
+        acted = true;
+      }
+      if (!acted && !match.ended) throw new Error(`battle ${b}: stalled at turn ${match.sim.turn}`);
+    }
+    stats.battles++;
+  }
+  return stats;
+}
+
+function nextSeed(prng) {
+  return [0, 0, 0, 0].map(() => prng.random(65536)).join(',');
+}
+
+/** Offers `choice` to the simulator and undoes every trace of it. */
+function trial(sim, sideId, choice, gimmick) {
+  const side = sim.getSide(sideId);
+  const request = side.activeRequest;
+  const flags = side.active.map(p => p && [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped]);
+  const copy = JSON.stringify(request);
+  const sent = [];
+  const send = sim.send;
+  sim.send = (type, data) => sent.push(String(data));
+  let ok;
+  try {
+    ok = side.choose(choice) && side.isChoiceDone();
+    if (ok && gimmick && !side.choice[TAKEN[gimmick]]) ok = false;  // accepted but ignored
+  } finally {
+    sim.send = send;
+    side.clearChoice();
+    // A rejection for hidden information rewrites the request and the Pokemon's flags.
+    if (sent.some(s => s.includes('|request|'))) side.activeRequest = JSON.parse(copy);
+    side.active.forEach((p, i) => {
+      if (p) [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped] = flags[i];
+    });
+  }
+  if (ok) return 'accepted';
+  return sent.some(s => s.includes('[Unavailable choice]')) ? 'unavailable' : 'rejected';
+}

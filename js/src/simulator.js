@@ -1,0 +1,195 @@
+// The in-process backend: Pokemon Showdown's simulator (@pkmn/sim) running in this same V8
+// context, many battles at once. Its messages go straight to the two players' views, so a
+// decision never leaves the context: Python sends all chosen actions in one call and gets every
+// new observation back in one buffer.
+import {Battle as SimBattle, Teams, Dex, PRNG} from '@pkmn/sim';
+import {TeamGenerators} from '@pkmn/randoms';
+import {PlayerView, BattleInputError} from './view.js';
+import {linesFor} from './perspective.js';
+import {choiceFor} from './actions.js';
+import {Output} from './output.js';
+import {errorRecord} from './engine.js';
+
+Teams.setGeneratorFactory(TeamGenerators);
+
+const SIDES = ['p1', 'p2'];
+const MAX_INVALID = 8;      // invalid choices in a row before the simulator picks for the player
+const MAX_TURNS = 1000;     // a battle still going then is ended as a tie
+
+/** One simulated battle and its two players' views. */
+export class Match {
+  /** spec: {format, seed: "a,b,c,d", p1team?, p2team? (packed), record?} */
+  constructor(id, spec) {
+    this.id = id;
+    this.outbox = [];
+    this.invalid = 0;
+    this.invalidRun = 0;
+    this.log = null;
+    this.streams = spec.record ? {p1: [], p2: []} : null;
+    const format = Dex.formats.get(spec.format);
+    if (!format.exists) throw new BattleInputError(id, undefined, `unknown format '${spec.format}'`);
+    // One seed fixes everything: the battle's randomness and both random teams.
+    this.seed = spec.seed || PRNG.generateSeed();
+    this.sim = new SimBattle({formatid: format.id, seed: this.seed,
+      send: (type, data) => this.outbox.push([type, data])});
+    this.views = {p1: new PlayerView(id, 'p1'), p2: new PlayerView(id, 'p2')};
+    const teamSeeds = new PRNG(this.seed);
+    for (const side of SIDES) {
+      const team = spec[`${side}team`];
+      const seed = [0, 0, 0, 0].map(() => teamSeeds.random(65536)).join(',');
+      this.sim.setPlayer(side, {name: side, seed, team: team ? Teams.import(team) || unpack(id, team) : undefined});
+    }
+    this.pump();
+  }
+
+  get ended() { return this.sim.ended || this.views.p1.ended; }
+
+  /** Routes the simulator's pending messages to the views, then applies held-back requests. */
+  pump() {
+    this.sim.sendUpdates();  // the log of what just happened, then the new requests
+    for (const [type, data] of this.outbox) {
+      if (type === 'update') {
+        const lines = Array.isArray(data) ? data : data.split('\n');
+        for (const side of SIDES) {
+          const seen = linesFor(lines, side);
+          this.views[side].feed(seen);
+          if (this.streams) this.streams[side].push(seen.join('\n'));
+        }
+      } else if (type === 'sideupdate') {
+        const nl = data.indexOf('\n');
+        const side = data.slice(0, nl);
+        const lines = data.slice(nl + 1).split('\n');
+        this.views[side].feed(lines);
+        if (this.streams) this.streams[side].push(lines.join('\n'));
+      } else if (type === 'end') {
+        this.log = data;
+      }
+    }
+    this.outbox = [];
+    for (const side of SIDES) this.views[side].flush();
+    if (!this.sim.ended && this.sim.turn > MAX_TURNS) this.sim.tie();
+  }
+
+  /** Plays action index `action` for `side`. An action the request cannot take counts as an
+   * invalid choice and the player decides again; after MAX_INVALID in a row the simulator's
+   * default choice is played. */
+  act(side, action) {
+    const view = this.views[side];
+    if (!view.needsDecision) throw new BattleInputError(this.id, undefined, `${side} has no decision to make`);
+    let choice = null;
+    try {
+      choice = choiceFor(view.request, action);
+    } catch (e) {
+      view.lastError = `[Invalid choice] ${e.message}`;
+    }
+    if (this.invalidRun >= MAX_INVALID) choice = 'default';
+    view.needsDecision = false;
+    if (choice !== null && this.sim.choose(side, choice)) {
+      this.invalidRun = 0;
+    } else {
+      this.invalid++;
+      this.invalidRun++;
+      view.needsDecision = true;  // decide again, on the updated request if the simulator sent one
+    }
+    this.pump();
+  }
+
+  winner() {
+    const w = this.sim.winner;
+    return w === 'p1' || w === 'p2' ? w : '';
+  }
+}
+
+function unpack(id, team) {
+  const sets = Teams.unpack(team);
+  if (!sets) throw new BattleInputError(id, undefined, 'team is neither an exported nor a packed team');
+  return sets;
+}
+
+/** Many matches, stepped together. */
+export class Simulator {
+  constructor(contract) {
+    this.contract = contract;
+    this.matches = new Map();
+    this.output = new Output(contract);
+  }
+
+  /** Starts battles: specs are {id, format, seed, p1team?, p2team?, record?, keepLog?}. */
+  start(specs) {
+    const errors = [];
+    const touched = [];
+    for (const spec of specs) {
+      try {
+        if (this.matches.has(spec.id)) throw new BattleInputError(spec.id, undefined, 'battle id already in use');
+        const match = new Match(spec.id, spec);
+        match.keepLog = !!spec.keepLog;
+        this.matches.set(spec.id, match);
+        touched.push(match);
+      } catch (e) {
+        errors.push(errorRecord(spec.id, null, e));
+      }
+    }
+    return this.collect(touched, errors);
+  }
+
+  /** Plays [battle id, side, action] triples, then returns every decision now waiting. */
+  step(actions) {
+    const errors = [];
+    const touched = new Set();
+    for (const [id, side, action] of actions) {
+      const match = this.matches.get(id);
+      try {
+        if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
+        if (!SIDES.includes(side)) throw new BattleInputError(id, undefined, `unknown side '${side}'`);
+        match.act(side, action);
+      } catch (e) {
+        errors.push(errorRecord(id, side, e));
+        // A broken match is ended so that it never stalls the others.
+        if (match && !match.failed) match.failed = e.message;
+      }
+      if (match) touched.add(match);
+    }
+    return this.collect([...touched], errors);
+  }
+
+  collect(matches, errors) {
+    this.output.begin();
+    const decisions = [];
+    const ended = [];
+    for (const match of matches) {
+      if (match.ended || match.failed) {
+        ended.push(this.finish(match));
+        continue;
+      }
+      for (const side of SIDES) {
+        const view = match.views[side];
+        if (!view.needsDecision) continue;
+        try {
+          const row = this.output.add(view);
+          decisions.push({battle: match.id, side, row, turn: view.battle.turn});
+        } catch (e) {
+          errors.push(errorRecord(match.id, side, e));
+          match.failed = e.message;
+        }
+      }
+      if (match.failed) ended.push(this.finish(match));
+    }
+    return {decisions, ended, errors, generation: this.output.generation};
+  }
+
+  finish(match) {
+    this.matches.delete(match.id);
+    const result = {battle: match.id, seed: match.seed, winner: match.failed ? null : match.winner(), turns: match.sim.turn,
+      invalid: match.invalid, error: match.failed || null};
+    if (match.keepLog) result.log = match.log || JSON.stringify({error: match.failed, inputLog: match.sim.inputLog});
+    if (match.streams) result.streams = match.streams;
+    return result;
+  }
+
+  /** Abandons battles (e.g. on shutdown); returns how many were running. */
+  abort(ids) {
+    let n = 0;
+    for (const id of ids || [...this.matches.keys()]) n += this.matches.delete(id) ? 1 : 0;
+    return n;
+  }
+}

@@ -1,0 +1,118 @@
+// One player's (or a spectator's) view of one battle: an @pkmn/client Battle fed protocol lines,
+// plus the latest |request|. A request is held back until the caller has fed everything that
+// arrived with it and calls flush(): servers have sent a turn's request both before its log
+// (older versions) and after it (the simulator pinned here), so only the caller knows when the
+// log is complete.
+import {Battle} from '@pkmn/client';
+import {Protocol} from '@pkmn/protocol';
+import {Generations} from '@pkmn/data';
+import {Dex} from '@pkmn/dex';
+
+// Random battles use formes the default filter hides (Past, Gigantamax...), so keep all that exist.
+export const GENS = new Generations(Dex, d => !!d.exists);
+
+export class BattleInputError extends Error {
+  constructor(battle, line, message) {
+    super(`battle ${battle}: ${message}${line === undefined ? '' : ` (line: ${JSON.stringify(clip(line))})`}`);
+    this.battle = battle;
+    this.line = line;
+    this.detail = message;
+  }
+}
+
+function clip(s) { return s.length > 300 ? s.slice(0, 300) + '...' : s; }
+
+export class PlayerView {
+  /** @param key battle id; @param perspective 'p1', 'p2' or 'spectator' */
+  constructor(key, perspective) {
+    if (!['p1', 'p2', 'spectator'].includes(perspective)) {
+      throw new BattleInputError(key, undefined, `unknown perspective '${perspective}'`);
+    }
+    this.key = key;
+    this.perspective = perspective;
+    this.battle = new Battle(GENS, perspective === 'spectator' ? null : perspective);
+    this.request = null;        // the request the current state answers to
+    this.pending = null;        // a request that arrived before its turn's log
+    this.needsDecision = false;
+    this.ended = false;
+    this.winner = null;         // a player's name, '' for a tie
+    this.lastError = '';        // the last |error| line, e.g. an invalid choice
+  }
+
+  get self() { return this.perspective === 'p2' ? this.battle.p2 : this.battle.p1; }
+  get foe() { return this.self.foe; }
+
+  /** Reads the lines of one message, already split for this perspective. Throws on a bad line. */
+  feed(lines) {
+    for (const line of lines) {
+      if (!line || line === '|') continue;
+      if (line.startsWith('|request|')) {
+        const json = line.slice(9);
+        if (!json) continue;
+        try {
+          this.pending = Protocol.parseRequest(json);
+        } catch (e) {
+          throw new BattleInputError(this.key, line, `bad request JSON: ${e.message}`);
+        }
+        continue;
+      }
+      if (line.startsWith('|error|')) {
+        this.lastError = line.slice(7);
+        continue;
+      }
+      checkNames(this.key, line);
+      try {
+        this.battle.add(line);
+      } catch (e) {
+        throw new BattleInputError(this.key, line, `client could not apply line: ${e.message}`);
+      }
+      if (line.startsWith('|win|')) this.end(line.slice(5));
+      else if (line === '|tie') this.end('');
+    }
+  }
+
+  end(winner) {
+    this.ended = true;
+    this.winner = winner;
+    this.needsDecision = false;
+    this.pending = null;
+  }
+
+  /** Applies a held-back request; after this the view is ready to be encoded. */
+  flush() {
+    if (!this.pending || this.ended) return;
+    const request = this.pending;
+    this.pending = null;
+    try {
+      this.battle.update(request);
+    } catch (e) {
+      throw new BattleInputError(this.key, undefined, `client could not apply request: ${e.message}`);
+    }
+    this.request = request;
+    this.needsDecision = request.requestType !== 'wait';
+  }
+}
+
+// The client accepts any name; a species or move the dex does not know is a bad line.
+function checkNames(key, line) {
+  const kind = line.slice(1, line.indexOf('|', 1));
+  let name, what;
+  switch (kind) {
+  case 'switch': case 'drag': case 'replace': case 'detailschange':
+    name = line.split('|')[3]; what = 'species'; break;
+  case 'poke':
+    name = line.split('|')[3]; what = 'species'; break;
+  case '-formechange':
+    name = line.split('|')[3]; what = 'species'; break;
+  case 'move':
+    name = line.split('|')[3]; what = 'moves'; break;
+  default:
+    return;
+  }
+  if (name === undefined) throw new BattleInputError(key, line, `'${kind}' line is missing fields`);
+  if (what === 'species') name = name.split(',')[0];
+  else if (name.startsWith('Z-')) name = name.slice(2);  // a status move used as a Z-move
+  if (!Dex[what].get(name).exists) {
+    throw new BattleInputError(key, line, `unknown ${what === 'moves' ? 'move' : 'species'} '${name}'`);
+  }
+}
