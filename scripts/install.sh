@@ -23,9 +23,11 @@ py_key=$( (digest "$root/pyproject.toml"; echo "$torch_spec $venv") | sha256sum 
 if ! fresh python "$py_key" || [ ! -x "$venv/bin/python" ]; then
   say "creating $venv with $torch_spec"
   [ -x "$venv/bin/python" ] || "$python" -m venv "$venv"
-  "$venv/bin/python" -m pip install -q --upgrade pip
-  "$venv/bin/python" -m pip install -q "$torch_spec"
-  "$venv/bin/python" -m pip install -q -e "$root"
+  pip() { "$venv/bin/python" -m pip install -q "$@" > "$stamps/pip.log" 2>&1 \
+    || { cat "$stamps/pip.log" >&2; say "pip install $* failed"; exit 1; }; }
+  pip --upgrade pip
+  pip "$torch_spec"
+  pip -e "$root"
   echo "$py_key" > "$stamps/python"
 fi
 

@@ -125,7 +125,8 @@ const WRITERS = {
   },
   'pokemon.species'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
-      a[at + k] = row.p ? c.lookup('species', toID(row.p.speciesForme)) : UNKNOWN;
+      // identity, permanent formes included; Transform or a stance change is a temporary look
+      a[at + k] = row.p ? c.lookup('species', toID(row.p.baseSpeciesForme)) : UNKNOWN;
     });
   },
   'pokemon.item'(ctx, c, f, a, at) {

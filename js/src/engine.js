@@ -51,7 +51,7 @@ export class Engine {
         view.flush();
         const row = this.output.add(view);
         records.push({battle, perspective, row, decision: view.needsDecision,
-          rqid: view.request ? view.request.rqid : null, ended: view.ended, winner: view.winner,
+          rqid: view.request?.rqid ?? null, ended: view.ended, winner: view.winner,
           turn: view.battle.turn, error: view.lastError});
       } catch (e) {
         errors.push(errorRecord(battle, perspective, e));

@@ -6,7 +6,8 @@ import {Contract} from './contract.js';
 import {Engine} from './engine.js';
 import {Simulator} from './simulator.js';
 import {checkMasks} from './maskcheck.js';
-import {choiceFor, NUM_ACTIONS} from './actions.js';
+import {choiceFor, writeMask, NUM_ACTIONS} from './actions.js';
+import {Protocol} from '@pkmn/protocol';
 
 const objects = [];
 let contract = null;
@@ -36,7 +37,15 @@ const metapvp = {
   },
   buffer(handle) { return objects[handle].output.buffer; },
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
-  choiceFor(request, action) { return choiceFor(request, action); },
+  /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
+  legalActions(requestJSON) {
+    const request = Protocol.parseRequest(requestJSON);
+    const mask = new Uint8Array(NUM_ACTIONS);
+    writeMask(request, mask, 0);
+    const legal = {};
+    mask.forEach((m, a) => { if (m) legal[a] = choiceFor(request, a); });
+    return JSON.stringify(legal);
+  },
 };
 
 globalThis.metapvp = metapvp;

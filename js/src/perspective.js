@@ -1,5 +1,6 @@
 // Picks, from one simulator `update` chunk, the lines a given perspective sees: after
-// `|split|pN`, the first line is pN's private copy and the second the public one.
+// `|split|pN`, the first line is pN's private copy and the second the public one, which is
+// also what a spectator sees.
 export function linesFor(lines, perspective) {
   const out = [];
   for (let i = 0; i < lines.length; i++) {

@@ -44,30 +44,30 @@ export class Match {
 
   get ended() { return this.sim.ended || this.views.p1.ended; }
 
-  /** Routes the simulator's pending messages to the views, then applies held-back requests. */
+  /** Routes the simulator's pending messages to the views, then applies held-back requests.
+   * When recording, each player's messages of one pump are kept together: a pump ends where
+   * the player could be asked to decide. */
   pump() {
+    if (!this.sim.ended && this.sim.turn > MAX_TURNS) this.sim.tie();
     this.sim.sendUpdates();  // the log of what just happened, then the new requests
+    const seen = {p1: [], p2: []};
     for (const [type, data] of this.outbox) {
       if (type === 'update') {
         const lines = Array.isArray(data) ? data : data.split('\n');
-        for (const side of SIDES) {
-          const seen = linesFor(lines, side);
-          this.views[side].feed(seen);
-          if (this.streams) this.streams[side].push(seen.join('\n'));
-        }
+        for (const side of SIDES) seen[side].push(linesFor(lines, side));
       } else if (type === 'sideupdate') {
         const nl = data.indexOf('\n');
-        const side = data.slice(0, nl);
-        const lines = data.slice(nl + 1).split('\n');
-        this.views[side].feed(lines);
-        if (this.streams) this.streams[side].push(lines.join('\n'));
+        seen[data.slice(0, nl)].push(data.slice(nl + 1).split('\n'));
       } else if (type === 'end') {
         this.log = data;
       }
     }
     this.outbox = [];
-    for (const side of SIDES) this.views[side].flush();
-    if (!this.sim.ended && this.sim.turn > MAX_TURNS) this.sim.tie();
+    for (const side of SIDES) {
+      for (const lines of seen[side]) this.views[side].feed(lines);
+      this.views[side].flush();
+      if (this.streams && seen[side].length) this.streams[side].push(seen[side].map(l => l.join('\n')));
+    }
   }
 
   /** Plays action index `action` for `side`. An action the request cannot take counts as an
@@ -92,6 +92,16 @@ export class Match {
       view.needsDecision = true;  // decide again, on the updated request if the simulator sent one
     }
     this.pump();
+  }
+
+  /** The battle as Showdown's server saves it: the simulator's end record (winner, seed, teams,
+   * input log) plus the spectators' log lines. */
+  savedLog() {
+    const saved = this.log ? JSON.parse(this.log) : {seed: this.seed, inputLog: this.sim.inputLog};
+    saved.format = this.sim.format.id;
+    saved.log = linesFor(this.sim.log, 'spectator');
+    if (this.failed) saved.error = this.failed;
+    return JSON.stringify(saved);
   }
 
   winner() {
@@ -181,7 +191,7 @@ export class Simulator {
     this.matches.delete(match.id);
     const result = {battle: match.id, seed: match.seed, winner: match.failed ? null : match.winner(), turns: match.sim.turn,
       invalid: match.invalid, error: match.failed || null};
-    if (match.keepLog) result.log = match.log || JSON.stringify({error: match.failed, inputLog: match.sim.inputLog});
+    if (match.keepLog) result.log = match.savedLog();
     if (match.streams) result.streams = match.streams;
     return result;
   }

@@ -2,7 +2,7 @@
 // Every vocabulary starts with the same reserved ids (see RESERVED); the rest is sorted, so a
 // regenerated vocabulary only changes where the dex itself changed.
 import {Dex} from '@pkmn/dex';
-import {Dex as SimDex} from '@pkmn/sim';
+import {Dex as SimDex, toID} from '@pkmn/sim';
 import {writeFileSync, mkdirSync} from 'node:fs';
 import {dirname, join} from 'node:path';
 import {fileURLToPath} from 'node:url';
@@ -23,10 +23,19 @@ function collect(kind, keep = () => true) {
   return ids;
 }
 
+// Hidden Power is revealed with its type ("Hidden Power Fire 60"): keep one id per type.
 const moves = collect('moves');
-// Hidden Power is revealed with its type ("hiddenpowerfire"); the dex lists those as moves too.
+for (const type of Dex.types.all()) {
+  if (!['normal', 'fairy', 'stellar'].includes(type.id)) moves.add(`hiddenpower${type.id}`);
+}
+// Cosmetic formes (Furfrou-Matron, Vivillon-Fancy...) are shown as such but the dex lists
+// only their base species.
+const species = collect('species');
+for (const id of [...species]) {
+  for (const name of Dex.species.get(id).cosmeticFormes || []) species.add(toID(name));
+}
 const vocab = {
-  species: collect('species'),
+  species,
   moves,
   items: collect('items'),
   abilities: collect('abilities'),

@@ -1,0 +1,126 @@
+"""The environment contract (contracts/environments/*.json), read the same way the JS encoder
+reads it: the observation layout, the vocabularies, the action heads, and a content hash that
+models record so that they never run on a layout they were not trained on."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from metapvp import ROOT
+
+CONTRACTS = ROOT / "contracts" / "environments"
+DEFAULT = "singles-v1"
+RESERVED = {"<none>": 0, "<unknown>": 1, "<other>": 2}
+_DTYPES = {"int32": np.dtype("<i4"), "float32": np.dtype("<f4"), "uint8": np.dtype("u1")}
+
+
+class ContractError(ValueError):
+    """A contract file that is missing, malformed or inconsistent."""
+
+
+@dataclass(frozen=True)
+class Feature:
+    name: str
+    dtype: np.dtype
+    shape: tuple
+    offset: int
+    entity: str
+    side: str
+    vocab: str | None
+    norm: str
+
+    @property
+    def nbytes(self) -> int:
+        return int(np.prod(self.shape)) * self.dtype.itemsize
+
+
+class Contract:
+    def __init__(self, spec: dict, vocabs: dict[str, list[str]], source: str = "<dict>"):
+        self.spec = spec
+        self.source = source
+        try:
+            self.name = spec["name"]
+            self.vocabs = vocabs
+            self.features = _layout(spec["features"], vocabs, source)
+            heads = spec["actions"]["heads"]
+            self.head_sizes = tuple(h["size"] for h in heads)
+        except (KeyError, TypeError) as e:
+            raise ContractError(f"{source}: missing or malformed field {e}") from e
+        last = self.features[-1]
+        self.record_bytes = _align4(last.offset + last.nbytes)
+        self.num_actions = int(np.prod(self.head_sizes))
+        self.by_name = {f.name: f for f in self.features}
+        canonical = json.dumps({"contract": spec, "vocabularies": vocabs}, sort_keys=True,
+                               separators=(",", ":"), ensure_ascii=True)
+        self.hash = hashlib.sha256(canonical.encode()).hexdigest()
+
+    def vocab_index(self, vocab: str) -> dict[str, int]:
+        return {v: i for i, v in enumerate(self.vocabs[vocab])}
+
+    def views(self, buffer, count: int, start: int = 0) -> dict[str, np.ndarray]:
+        """Typed numpy views, one per feature, over `count` records of `buffer` from record
+        `start`: shape (count, *feature.shape), sharing memory with the buffer (no copy)."""
+        out = {}
+        for f in self.features:
+            inner = [f.dtype.itemsize]
+            for dim in reversed(f.shape[1:]):
+                inner.insert(0, inner[0] * dim)
+            out[f.name] = np.ndarray((count, *f.shape), dtype=f.dtype, buffer=buffer,
+                                     offset=start * self.record_bytes + f.offset,
+                                     strides=(self.record_bytes, *inner))
+        return out
+
+    def js_args(self) -> str:
+        """The contract and its vocabularies as the two JSON arguments of metapvp.init."""
+        return f"{json.dumps(self.spec)}, {json.dumps(self.vocabs)}"
+
+
+def _align4(n: int) -> int:
+    return (n + 3) & ~3
+
+
+def _layout(specs: list, vocabs: dict, source: str) -> list[Feature]:
+    features, offset = [], 0
+    for f in specs:
+        dtype = _DTYPES.get(f["dtype"])
+        if dtype is None:
+            raise ContractError(f"{source}: feature {f['name']} has unknown dtype {f['dtype']!r}")
+        vocab = f.get("vocab")
+        if vocab is not None and vocab not in vocabs:
+            raise ContractError(f"{source}: feature {f['name']} names unknown vocabulary {vocab!r}")
+        shape = tuple(int(d) for d in f["shape"])
+        if vocab and f["dtype"] == "float32" and shape[-1] != len(vocabs[vocab]):
+            raise ContractError(f"{source}: feature {f['name']} is {shape[-1]} wide but vocabulary "
+                                f"{vocab!r} has {len(vocabs[vocab])} entries")
+        offset = _align4(offset)
+        feat = Feature(f["name"], dtype, shape, offset, f.get("entity", ""), f.get("side", ""),
+                       vocab, f.get("norm", ""))
+        features.append(feat)
+        offset += feat.nbytes
+    return features
+
+
+@lru_cache(maxsize=None)
+def load(name: str = DEFAULT) -> Contract:
+    """Loads a contract by name (contracts/environments/NAME.json) or by path."""
+    path = Path(name) if name.endswith(".json") else CONTRACTS / f"{name}.json"
+    if not path.is_file():
+        known = sorted(p.stem for p in CONTRACTS.glob("*.json"))
+        raise ContractError(f"no contract {name!r} (known: {', '.join(known)})")
+    try:
+        spec = json.loads(path.read_text())
+        vocabs = {}
+        for vname, vpath in spec["vocabularies"].items():
+            vocabs[vname] = json.loads((ROOT / vpath).read_text())
+    except (OSError, json.JSONDecodeError, KeyError) as e:
+        raise ContractError(f"{path}: {e}") from e
+    for vname, ids in vocabs.items():
+        for token, index in RESERVED.items():
+            if ids[index] != token:
+                raise ContractError(f"{path}: vocabulary {vname!r} must start with {list(RESERVED)}")
+    return Contract(spec, vocabs, str(path))

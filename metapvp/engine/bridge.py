@@ -1,0 +1,99 @@
+"""Batched access to headless battle clients in V8, for messages from outside it (a Showdown
+server, a stdio simulator, recorded logs). Each battle is keyed by (battle id, perspective)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from metapvp.contract import Contract
+from metapvp.engine.v8 import EngineError, context
+
+
+class BattleError(EngineError):
+    """Bad input for one battle: names the battle, the perspective and the offending line."""
+
+    def __init__(self, battle, perspective, message, line=None):
+        super().__init__(message)
+        self.battle, self.perspective, self.line = battle, perspective, line
+
+    @classmethod
+    def from_js(cls, err: dict) -> "BattleError":
+        return cls(err["battle"], err.get("perspective"), err["message"], err.get("line"))
+
+
+@dataclass
+class Record:
+    battle: str
+    perspective: str
+    row: int
+    decision: bool      # the player has a request to answer
+    rqid: int | None    # the request's id, for `/choose ...|rqid`
+    ended: bool
+    winner: str | None  # the winner's name once ended, '' for a tie
+    turn: int
+    error: str          # the last |error| line the server sent this player
+
+
+@dataclass
+class Batch:
+    records: list[Record]
+    obs: dict[str, np.ndarray]  # views over the engine's buffer: valid until its next call
+    errors: list[BattleError] = field(default_factory=list)
+
+    def raise_first(self):
+        if self.errors:
+            raise self.errors[0]
+
+
+class Engine:
+    """Many battle views in one V8 context, fed and encoded in batched calls."""
+
+    def __init__(self, contract: Contract | str | None = None):
+        self.v8 = context(contract)
+        self.contract = self.v8.contract
+        self.handle = self.v8.create("engine")
+        self._generation = None
+        self._buffer = None
+
+    def open(self, battle: str, perspective: str = "p1"):
+        self._call_one(battle, perspective, "open", battle, perspective)
+
+    def close(self, battle: str, perspective: str = "p1"):
+        self.v8.call(self.handle, "close", battle, perspective)
+
+    def batch(self, feed=(), encode=()) -> Batch:
+        """feed: (battle, perspective, message) triples, a message being the newline-joined lines
+        of one Showdown message; encode: (battle, perspective) pairs, written in that order.
+        One V8 call for all of it; a bad battle is reported in `errors` and the others go on."""
+        out = self.v8.call(self.handle, "batch", {"feed": [list(x) for x in feed],
+                                                  "encode": [list(x) for x in encode]})
+        records = [Record(**r) for r in out["records"]]
+        return Batch(records, self._views(out["generation"], len(records)),
+                     [BattleError.from_js(e) for e in out["errors"]])
+
+    def feed(self, battle: str, perspective: str, message: str):
+        """Feeds one message; raises BattleError for a bad line."""
+        self.batch(feed=[(battle, perspective, message)]).raise_first()
+
+    def encode(self, battle: str, perspective: str = "p1") -> tuple[Record, dict[str, np.ndarray]]:
+        """The battle's current observation (leading dimension 1), copied out of the buffer."""
+        b = self.batch(encode=[(battle, perspective)])
+        b.raise_first()
+        return b.records[0], {k: v.copy() for k, v in b.obs.items()}
+
+    def choice(self, battle: str, perspective: str, action: int) -> str:
+        """The exact Showdown choice string for action index `action`."""
+        return self._call_one(battle, perspective, "choice", battle, perspective, int(action))
+
+    def _call_one(self, battle, perspective, method, *args):
+        try:
+            return self.v8.call(self.handle, method, *args)
+        except EngineError as e:
+            raise BattleError(battle, perspective, str(e)) from None
+
+    def _views(self, generation: int, count: int) -> dict[str, np.ndarray]:
+        if generation != self._generation:
+            self._buffer = self.v8.buffer(self.handle)
+            self._generation = generation
+        return self.contract.views(self._buffer, count)

@@ -1,0 +1,82 @@
+"""The in-process backend: Showdown's simulator runs in the same V8 context as the battle
+clients, so a step of many battles is one call: the chosen actions in, every new decision's
+observation out."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from metapvp.contract import Contract
+from metapvp.engine.bridge import BattleError
+from metapvp.engine.v8 import context
+
+
+@dataclass
+class Decision:
+    battle: str
+    side: str   # 'p1' or 'p2'
+    row: int    # its row in Step.obs
+    turn: int
+
+
+@dataclass
+class Ended:
+    battle: str
+    seed: str
+    winner: str | None  # 'p1', 'p2', '' for a tie, None if the battle failed
+    turns: int
+    invalid: int        # invalid choices the players made
+    error: str | None
+    log: str | None = None          # Showdown's end-of-battle JSON log, when asked for
+    streams: dict | None = None     # every message each player saw, when recording
+
+
+@dataclass
+class Step:
+    decisions: list[Decision]
+    obs: dict[str, np.ndarray]      # views over the simulator's buffer: valid until its next call
+    ended: list[Ended] = field(default_factory=list)
+    errors: list[BattleError] = field(default_factory=list)
+
+
+class Simulator:
+    """Many simulated battles in one V8 context, stepped together."""
+
+    def __init__(self, contract: Contract | str | None = None):
+        self.v8 = context(contract)
+        self.contract = self.v8.contract
+        self.handle = self.v8.create("simulator")
+        self._generation = None
+        self._buffer = None
+
+    def start(self, battles: list[dict]) -> Step:
+        """battles: dicts with id, format, seed ("a,b,c,d"), and optionally p1team / p2team
+        (exported or packed teams), keepLog (return the log at the end), record (return every
+        message each player saw)."""
+        return self._step(self.v8.call(self.handle, "start", battles))
+
+    def step(self, actions) -> Step:
+        """actions: (battle id, side, action index) for decisions of the last Step."""
+        return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions]))
+
+    def abort(self) -> int:
+        """Drops every running battle; returns how many there were."""
+        return self.v8.call(self.handle, "abort", None)
+
+    def _step(self, out: dict) -> Step:
+        if out["generation"] != self._generation:
+            self._buffer = self.v8.buffer(self.handle)
+            self._generation = out["generation"]
+        decisions = [Decision(**d) for d in out["decisions"]]
+        return Step(decisions, self.contract.views(self._buffer, len(decisions)),
+                    [Ended(**e) for e in out["ended"]], [BattleError.from_js(e) for e in out["errors"]])
+
+
+def check_masks(format: str, battles: int, seed: str = "1,2,3,4", contract=None, **teams) -> dict:
+    """Plays `battles` random battles in JS and offers the simulator every action at every
+    decision; returns the counts (see js/src/maskcheck.js). teams: p1team / p2team."""
+    import json
+    v8 = context(contract)
+    opts = {"format": format, "battles": battles, "seed": seed, **teams}
+    return json.loads(v8.eval(f"metapvp.checkMasks({json.dumps(opts)})"))

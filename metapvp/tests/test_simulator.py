@@ -1,0 +1,81 @@
+"""The in-process simulator backend: battles finish, seeds reproduce, many battles share a call."""
+import json
+import unittest
+
+import numpy as np
+
+from metapvp.engine import Simulator
+
+
+def first_legal(step):
+    return [(d.battle, d.side, int(np.flatnonzero(step.obs["action.mask"][d.row])[0]))
+            for d in step.decisions]
+
+
+def run(sim, specs, policy=first_legal):
+    step = sim.start(specs)
+    ended = list(step.ended)
+    while len(ended) < len(specs):
+        step = sim.step(policy(step))
+        ended += step.ended
+    return {e.battle: e for e in ended}
+
+
+class SimulatorTest(unittest.TestCase):
+    def test_battles_finish_with_a_winner(self):
+        sim = Simulator()
+        specs = [{"id": f"b{i}", "format": "gen9randombattle", "seed": f"{i},1,2,3"} for i in range(8)]
+        ended = run(sim, specs)
+        self.assertEqual(sorted(ended), sorted(s["id"] for s in specs))
+        for e in ended.values():
+            self.assertIsNone(e.error)
+            self.assertIn(e.winner, ("p1", "p2", ""))
+            self.assertGreater(e.turns, 3)
+            self.assertEqual(e.invalid, 0)
+
+    def test_same_seed_same_log(self):
+        logs = []
+        for _ in range(2):
+            sim = Simulator()
+            specs = [{"id": f"s{i}", "format": "gen8randombattle", "seed": f"7,{i},7,7", "keepLog": True}
+                     for i in range(3)]
+            ended = run(sim, specs)
+            # everything but the wall-clock timestamps
+            logs.append({k: [x for x in json.loads(e.log)["log"] if not x.startswith("|t:|")]
+                         for k, e in ended.items()})
+        self.assertEqual(logs[0], logs[1])
+        self.assertNotEqual(logs[0]["s0"], logs[0]["s1"])
+
+    def test_illegal_action_is_an_invalid_choice_not_a_crash(self):
+        sim = Simulator()
+        step = sim.start([{"id": "x", "format": "gen9randombattle", "seed": "1,1,1,1"}])
+        d = step.decisions[0]
+        mask = step.obs["action.mask"][d.row].copy()
+        bad = int(np.flatnonzero(mask == 0)[0])
+        step = sim.step([(d.battle, d.side, bad)])
+        self.assertEqual(step.errors, [])
+        # the same player is asked again, on an unchanged mask
+        again = [x for x in step.decisions if x.side == d.side]
+        self.assertEqual(len(again), 1)
+        np.testing.assert_array_equal(step.obs["action.mask"][again[0].row], mask)
+
+    def test_unknown_format_is_reported_and_others_start(self):
+        sim = Simulator()
+        step = sim.start([{"id": "bad", "format": "gen9nosuchformat", "seed": "1,1,1,1"},
+                          {"id": "ok", "format": "gen9randombattle", "seed": "1,1,1,1"}])
+        self.assertEqual(len(step.errors), 1)
+        self.assertIn("unknown format 'gen9nosuchformat'", str(step.errors[0]))
+        self.assertEqual({d.battle for d in step.decisions}, {"ok"})
+
+    def test_buffer_grows_for_big_batches(self):
+        sim = Simulator()
+        specs = [{"id": f"g{i}", "format": "gen9randombattle", "seed": f"{i},2,2,2"} for i in range(100)]
+        step = sim.start(specs)
+        self.assertEqual(len(step.decisions), 200)
+        self.assertTrue((step.obs["battle.gen"] == 9).all())
+        self.assertTrue((step.obs["action.mask"].sum(axis=1) > 0).all())
+        sim.abort()
+
+
+if __name__ == "__main__":
+    unittest.main()

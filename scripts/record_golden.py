@@ -1,0 +1,44 @@
+"""Records the golden battles the tests replay: for every gen 1-9 random-battle format and one
+format with user teams (team preview), seeded battles between uniformly random players on the
+real simulator, keeping every message each player saw. It also writes, as the expectation, the
+tensors the bridge encodes when those messages are fed back to it.
+
+    ./rp scripts/record_golden.py [--battles N] [--out metapvp/tests/data/golden]
+
+Rerun it after an intended change to the contract or the encoder, and review the diff."""
+import argparse
+import gzip
+import json
+from pathlib import Path
+
+import numpy as np
+
+from metapvp import ROOT
+from metapvp.engine import Simulator
+from metapvp.engine.golden import FORMATS, play_random, replay_stacked
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--battles", type=int, default=1, help="battles per format")
+    ap.add_argument("--out", default=str(ROOT / "metapvp/tests/data/golden"))
+    args = ap.parse_args()
+    out = Path(args.out)
+    out.mkdir(parents=True, exist_ok=True)
+    sim = Simulator()
+    rng = np.random.default_rng(20261122)
+    for fmt in FORMATS:
+        for i in range(args.battles):
+            seed = f"{i + 1},{len(fmt)},17,{sum(map(ord, fmt)) % 65536}"
+            battle = play_random(sim, fmt, seed, rng)
+            name = f"{fmt}-{i}"
+            with gzip.open(out / f"{name}.json.gz", "wt") as f:
+                json.dump(battle, f)
+            for perspective in ("p1", "p2"):
+                np.savez_compressed(out / f"{name}-{perspective}.npz", **replay_stacked(battle, perspective))
+            print(f"{name}: {battle['turns']} turns, winner {battle['winner']!r}, "
+                  f"{len(battle['choices'])} decisions")
+
+
+if __name__ == "__main__":
+    main()
