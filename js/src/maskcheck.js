@@ -11,7 +11,7 @@ const TAKEN = {terastallize: 'terastallize', mega: 'mega', zmove: 'zMove', dynam
 export function checkMasks({format, battles, seed, p1team, p2team}) {
   const prng = new PRNG(seed);
   const stats = {format, battles: 0, decisions: 0, offered: 0, legal: 0, mismatches: 0,
-    hidden_info: 0, examples: []};
+    hidden_info: 0, examples: [], situations: {}};
   const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`check-${b}`, {format, seed: nextSeed(prng), p1team, p2team});
@@ -22,6 +22,9 @@ export function checkMasks({format, battles, seed, p1team, p2team}) {
         if (!view.needsDecision) continue;
         writeMask(view.request, mask, 0);
         stats.decisions++;
+        for (const name of situations(view.request, match.sim.getSide(side))) {
+          stats.situations[name] = (stats.situations[name] || 0) + 1;
+        }
         const legal = [];
         for (let a = 0; a < NUM_ACTIONS; a++) {
           let choice = null;
@@ -50,6 +53,34 @@ export function checkMasks({format, battles, seed, p1team, p2team}) {
   return stats;
 }
 
+/** The special cases a decision involves, so that a check can show it met each of them. */
+function situations(request, side) {
+  const out = [];
+  if (request.teamPreview) out.push('team_preview');
+  if (request.forceSwitch) out.push('forced_switch');
+  if (request.side.pokemon.some(p => p.reviving)) out.push('revival_blessing');
+  const active = request.active && request.active[0];
+  const mon = side.active[0];
+  if (active && !request.forceSwitch) {
+    if (active.trapped) out.push('trapped');
+    if (active.maybeTrapped) out.push('maybe_trapped');
+    if (active.moves.some(m => m.id === 'struggle')) out.push('struggle');
+    else if (active.moves.length === 1) out.push('locked_move');
+    if (active.moves.some(m => m.disabled)) out.push('disabled_move');
+    if (active.moves.some(m => m.pp === 0)) out.push('zero_pp_move');
+    if (active.canTerastallize) out.push('can_terastallize');
+    if (active.canDynamax) out.push('can_dynamax');
+    if (active.canMegaEvo) out.push('can_mega');
+    if (active.zMoves) out.push('can_zmove');
+    if (mon && mon.volatiles['transform']) out.push('transformed');
+    if (mon && !mon.volatiles['transform'] && mon.moveSlots.some(m => m.virtual)) out.push('mimic');
+    if (mon && mon.illusion) out.push('illusion');
+  }
+  if (mon && mon.lastMove && ['uturn', 'voltswitch', 'flipturn', 'partingshot', 'shedtail',
+    'teleport', 'chillyreception'].includes(mon.lastMove.id) && request.forceSwitch) out.push('pivot');
+  return out;
+}
+
 function nextSeed(prng) {
   return [0, 0, 0, 0].map(() => prng.random(65536)).join(',');
 }
@@ -58,7 +89,9 @@ function nextSeed(prng) {
 function trial(sim, sideId, choice, gimmick) {
   const side = sim.getSide(sideId);
   const request = side.activeRequest;
-  const flags = side.active.map(p => p && [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped]);
+  // Choosing can change these: a hidden-information rejection reveals trapping or disabling,
+  // and an accepted Revival Blessing target clears switchFlag.
+  const flags = side.active.map(p => p && [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped, p.switchFlag]);
   const copy = JSON.stringify(request);
   const sent = [];
   const send = sim.send;
@@ -69,12 +102,12 @@ function trial(sim, sideId, choice, gimmick) {
     if (ok && gimmick && !side.choice[TAKEN[gimmick]]) ok = false;  // accepted but ignored
   } finally {
     sim.send = send;
-    side.clearChoice();
     // A rejection for hidden information rewrites the request and the Pokemon's flags.
     if (sent.some(s => s.includes('|request|'))) side.activeRequest = JSON.parse(copy);
     side.active.forEach((p, i) => {
-      if (p) [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped] = flags[i];
+      if (p) [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped, p.switchFlag] = flags[i];
     });
+    side.clearChoice();  // after switchFlag is back: it counts the forced switches from it
   }
   if (ok) return 'accepted';
   return sent.some(s => s.includes('[Unavailable choice]')) ? 'unavailable' : 'rejected';

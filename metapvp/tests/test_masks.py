@@ -7,6 +7,10 @@ import unittest
 from metapvp.engine.golden import FORMATS, teams_for
 
 BATTLES = 200
+# Special cases the battles must have met, each at decisions with 0 mismatches.
+SITUATIONS = ["team_preview", "forced_switch", "revival_blessing", "trapped", "maybe_trapped",
+              "struggle", "locked_move", "disabled_move", "can_terastallize", "can_dynamax",
+              "can_mega", "can_zmove", "transformed", "illusion", "pivot"]
 
 
 def check(fmt):
@@ -27,7 +31,14 @@ class MaskMatchesSimulatorTest(unittest.TestCase):
                 # Choices refused only for what the player could not see (a trapping ability
                 # or a disabling move not yet revealed) are counted, not hidden.
                 self.assertLess(r["hidden_info"], r["decisions"] * 0.05)
-        print("\nmask check: " + "; ".join(
+        met = {}
+        for r in results:
+            for name, n in r["situations"].items():
+                met[name] = met.get(name, 0) + n
+        for name in SITUATIONS:
+            self.assertGreater(met.get(name, 0), 0, f"no decision met {name}: {met}")
+        print(f"\nsituations met: {met}")
+        print("mask check: " + "; ".join(
             f"{r['format']} {r['decisions']} decisions {r['offered']} offers "
             f"{r['mismatches']} mismatches {r['hidden_info']} hidden-info" for r in results))
 
