@@ -30,6 +30,7 @@ export class Contract {
     }
     this.recordBytes = align4(offset);
     this.heads = spec.actions.heads;
+    this.names = {};
     this.numGimmicks = this.heads[1].size;
     this.numActions = this.heads[0].size * this.numGimmicks;
   }
@@ -46,6 +47,26 @@ export class Contract {
     const v = this.vocab[vocab].get(id);
     return v === undefined ? RESERVED.other : v;
   }
+
+  /** Vocabulary id of a name as the protocol writes it ("Hidden Power Fire 60", "Choice Band"),
+   * memoised: the encoder asks for the same few hundred names over and over. */
+  idOf(vocab, name) {
+    if (!name) return RESERVED.none;
+    let cache = this.names[vocab];
+    if (!cache) cache = this.names[vocab] = new Map();
+    let v = cache.get(name);
+    if (v === undefined) {
+      const id = toID(name);
+      v = this.vocab[vocab].get(id);
+      // "Hidden Power Fire 60", "Return 102": the power is not part of the move
+      if (v === undefined && vocab === 'moves') v = this.vocab[vocab].get(id.replace(/[0-9]+$/, ''));
+      if (v === undefined) v = RESERVED.other;
+      cache.set(name, v);
+    }
+    return v;
+  }
 }
+
+function toID(text) { return String(text).toLowerCase().replace(/[^a-z0-9]+/g, ''); }
 
 function align4(n) { return (n + 3) & ~3; }

@@ -2,7 +2,6 @@
 // its latest request. Each feature has one writer; the contract decides where its values go.
 import {RESERVED} from './contract.js';
 import {writeMask} from './actions.js';
-import {toID} from '@pkmn/data';
 
 const {none: NONE, unknown: UNKNOWN} = RESERVED;
 const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
@@ -73,11 +72,27 @@ function eachRow(ctx, fn) {
 const activeRequest = (ctx, row, i) =>
   row.own && i === 0 && ctx.request.active && ctx.request.active[0] ? ctx.request.active[0] : null;
 
-function moveId(c, name) {
-  let id = toID(name);
-  if (c.vocab.moves.has(id)) return id;
-  id = id.replace(/[0-9]+$/, '');  // "Hidden Power Fire 60", "Return 102"
-  return id;
+// Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
+// One Map per generation, so that a lookup builds no key string.
+const SPECIES = Array.from({length: 10}, () => new Map());
+function speciesOf(battle, forme) {
+  const byForme = SPECIES[battle.gen.num];
+  let s = byForme.get(forme);
+  if (s === undefined) {
+    const sp = battle.gen.species.get(forme);
+    s = sp ? {types: sp.types, baseStats: sp.baseStats, mega: !!(sp.isMega || sp.isPrimal)} : null;
+    byForme.set(forme, s);
+  }
+  return s;
+}
+
+// The client's Pokemon#types, without its per-call dex lookup.
+function typesOf(battle, p) {
+  let types;
+  if (p.terastallized && p.terastallized !== 'Stellar') types = [p.terastallized];
+  else if (p.volatiles.typechange) types = p.volatiles.typechange.apparentType.split('/');
+  else types = speciesOf(battle, p.speciesForme)?.types || [];
+  return p.actualTypes(types);
 }
 
 const WRITERS = {
@@ -112,7 +127,7 @@ const WRITERS = {
   'side.gimmicks_used'(ctx, c, f, a, at) {
     ctx.sides.forEach((side, s) => {
       a[at + s * 2] = side.team.some(p => p.terastallized) ? 1 : 0;
-      a[at + s * 2 + 1] = side.team.some(p => p.species && (p.species.isMega || p.species.isPrimal)) ? 1 : 0;
+      a[at + s * 2 + 1] = side.team.some(p => speciesOf(ctx.battle, p.baseSpeciesForme)?.mega) ? 1 : 0;
     });
   },
   'active.volatiles'(ctx, c, f, a, at) {
@@ -126,14 +141,14 @@ const WRITERS = {
   'pokemon.species'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       // identity, permanent formes included; Transform or a stance change is a temporary look
-      a[at + k] = row.p ? c.lookup('species', toID(row.p.baseSpeciesForme)) : UNKNOWN;
+      a[at + k] = row.p ? c.idOf('species', row.p.baseSpeciesForme) : UNKNOWN;
     });
   },
   'pokemon.item'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       if (ctx.gen < 2) return;
-      if (row.own) a[at + k] = row.req.item ? c.lookup('items', row.req.item) : NONE;
-      else if (row.p && row.p.item) a[at + k] = c.lookup('items', toID(row.p.item));
+      if (row.own) a[at + k] = row.req.item ? c.idOf('items', row.req.item) : NONE;
+      else if (row.p && row.p.item) a[at + k] = c.idOf('items', row.p.item);
       else a[at + k] = row.p && row.p.lastItem ? NONE : UNKNOWN;
     });
   },
@@ -141,22 +156,22 @@ const WRITERS = {
     eachRow(ctx, (row, s, i, k) => {
       if (ctx.gen < 3) return;
       const id = row.own ? (row.req.ability || row.req.baseAbility) : row.p && (row.p.ability || row.p.baseAbility);
-      a[at + k] = id ? c.lookup('abilities', toID(id)) : UNKNOWN;
+      a[at + k] = id ? c.idOf('abilities', id) : UNKNOWN;
     });
   },
   'pokemon.tera_type'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       if (ctx.gen < 9) return;
       const t = row.own ? row.req.teraType : row.p && row.p.terastallized;
-      a[at + k] = t ? c.lookup('types', toID(t)) : UNKNOWN;
+      a[at + k] = t ? c.idOf('types', t) : UNKNOWN;
     });
   },
   'pokemon.types'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       if (!row.p) { a[at + 2 * k] = UNKNOWN; a[at + 2 * k + 1] = UNKNOWN; return; }
-      const types = row.p.species.exists ? row.p.types : [];
-      a[at + 2 * k] = c.lookup('types', toID(types[0]));
-      a[at + 2 * k + 1] = c.lookup('types', toID(types[1]));
+      const types = typesOf(ctx.battle, row.p);
+      a[at + 2 * k] = c.idOf('types', types[0]);
+      a[at + 2 * k + 1] = c.idOf('types', types[1]);
     });
   },
   'pokemon.status'(ctx, c, f, a, at) {
@@ -171,7 +186,7 @@ const WRITERS = {
       const ids = active ? active.moves.map(m => m.id) : row.own ? row.req.moves : row.p ? row.p.moves : [];
       for (let m = 0; m < 4; m++) {
         const id = ids[m];
-        a[at + 4 * k + m] = id ? c.lookup('moves', moveId(c, id)) : (row.own ? NONE : UNKNOWN);
+        a[at + 4 * k + m] = id ? c.idOf('moves', id) : (row.own ? NONE : UNKNOWN);
       }
     });
   },
@@ -206,8 +221,9 @@ const WRITERS = {
   },
   'pokemon.base_stats'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
-      if (!row.p || !row.p.species.exists) return;
-      const bs = row.p.species.baseStats;
+      const sp = row.p && speciesOf(ctx.battle, row.p.speciesForme);
+      if (!sp) return;
+      const bs = sp.baseStats;
       STATS.forEach((st, j) => { a[at + 6 * k + j] = (bs[st] || 0) / 255; });
     });
   },
@@ -247,8 +263,14 @@ const WRITERS = {
   },
 };
 
+const MAX_PP = Array.from({length: 10}, () => new Map());  // per generation: some PP changed
 function maxPP(ctx, id) {
-  const move = ctx.battle.gen.moves.get(id);
-  if (!move) return 0;
-  return move.noPPBoosts ? move.pp : Math.floor(move.pp * 8 / 5);
+  const byId = MAX_PP[ctx.gen];
+  let pp = byId.get(id);
+  if (pp === undefined) {
+    const move = ctx.battle.gen.moves.get(id);
+    pp = !move ? 0 : move.noPPBoosts ? move.pp : Math.floor(move.pp * 8 / 5);
+    byId.set(id, pp);
+  }
+  return pp;
 }

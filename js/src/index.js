@@ -7,6 +7,7 @@ import {Engine} from './engine.js';
 import {Simulator} from './simulator.js';
 import {checkMasks} from './maskcheck.js';
 import {playRaw} from './rawsim.js';
+import {feedClientOnly} from './clientonly.js';
 import {choiceFor, writeMask, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 
@@ -39,6 +40,7 @@ const metapvp = {
   buffer(handle) { return objects[handle].output.buffer; },
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
+  feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {
     const request = Protocol.parseRequest(requestJSON);

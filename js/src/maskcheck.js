@@ -72,8 +72,8 @@ function situations(request, side) {
     if (active.canDynamax) out.push('can_dynamax');
     if (active.canMegaEvo) out.push('can_mega');
     if (active.zMoves) out.push('can_zmove');
-    if (mon && mon.volatiles['transform']) out.push('transformed');
-    if (mon && !mon.volatiles['transform'] && mon.moveSlots.some(m => m.virtual)) out.push('mimic');
+    if (mon && mon.transformed) out.push('transformed');
+    if (mon && !mon.transformed && mon.moveSlots.some(m => m.virtual)) out.push('mimic');
     if (mon && mon.illusion) out.push('illusion');
   }
   if (mon && mon.lastMove && ['uturn', 'voltswitch', 'flipturn', 'partingshot', 'shedtail',
