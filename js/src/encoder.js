@@ -75,7 +75,7 @@ const activeRequest = (ctx, row, i) =>
 // Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
 // One Map per generation, so that a lookup builds no key string.
 const SPECIES = Array.from({length: 10}, () => new Map());
-function speciesOf(battle, forme) {
+export function speciesOf(battle, forme) {
   const byForme = SPECIES[battle.gen.num];
   let s = byForme.get(forme);
   if (s === undefined) {
@@ -87,7 +87,7 @@ function speciesOf(battle, forme) {
 }
 
 // The client's Pokemon#types, without its per-call dex lookup.
-function typesOf(battle, p) {
+export function typesOf(battle, p) {
   let types;
   if (p.terastallized && p.terastallized !== 'Stellar') types = [p.terastallized];
   else if (p.volatiles.typechange) types = p.volatiles.typechange.apparentType.split('/');

@@ -4,6 +4,7 @@ import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
 import {choiceFor} from './actions.js';
 import {Output} from './output.js';
+import {POLICIES} from './policies.js';
 
 export class Engine {
   constructor(contract) {
@@ -58,6 +59,13 @@ export class Engine {
       }
     }
     return {records, errors, generation: this.output.generation};
+  }
+
+  /** Actions of scripted policy `name` (see policies.js) for [battle, perspective] pairs. */
+  scripted(name, keys) {
+    const policy = POLICIES[name];
+    if (!policy) throw new Error(`no scripted policy '${name}'`);
+    return keys.map(([battle, perspective]) => policy(this.view(battle, perspective)));
   }
 
   /** The choice string for `action` in the view's current request. */

@@ -9,6 +9,7 @@ import {linesFor} from './perspective.js';
 import {choiceFor} from './actions.js';
 import {Output} from './output.js';
 import {errorRecord} from './engine.js';
+import {POLICIES} from './policies.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -22,7 +23,8 @@ export class Match {
   constructor(id, spec) {
     this.id = id;
     this.outbox = [];
-    this.invalid = 0;
+    this.invalid = 0;      // choices the simulator refused as invalid
+    this.unavailable = 0;  // refused for what the player could not see (trapping, disabling)
     this.invalidRun = 0;
     this.log = null;
     this.streams = spec.record ? {p1: [], p2: []} : null;
@@ -84,14 +86,17 @@ export class Match {
     }
     if (this.invalidRun >= MAX_INVALID) choice = 'default';
     view.needsDecision = false;
+    view.lastError = '';
     if (choice !== null && this.sim.choose(side, choice)) {
       this.invalidRun = 0;
-    } else {
-      this.invalid++;
-      this.invalidRun++;
-      view.needsDecision = true;  // decide again, on the updated request if the simulator sent one
+      this.pump();
+      return;
     }
+    this.invalidRun++;
+    view.needsDecision = true;  // decide again, on the updated request if the simulator sent one
     this.pump();
+    if (view.lastError.startsWith('[Unavailable choice]')) this.unavailable++;
+    else this.invalid++;
   }
 
   /** The battle as Showdown's server saves it: the simulator's end record (winner, seed, teams,
@@ -126,24 +131,25 @@ export class Simulator {
 
   /** Starts battles: specs are {id, format, seed, p1team?, p2team?, record?, keepLog?}. */
   start(specs) {
-    const errors = [];
-    const touched = [];
-    for (const spec of specs) {
-      try {
-        if (this.matches.has(spec.id)) throw new BattleInputError(spec.id, undefined, 'battle id already in use');
-        const match = new Match(spec.id, spec);
-        match.keepLog = !!spec.keepLog;
-        this.matches.set(spec.id, match);
-        touched.push(match);
-      } catch (e) {
-        errors.push(errorRecord(spec.id, null, e));
-      }
-    }
-    return this.collect(touched, errors);
+    return this.step([], specs);
   }
 
-  /** Plays [battle id, side, action] triples, then returns every decision now waiting. */
-  step(actions) {
+  add(spec, errors) {
+    try {
+      if (this.matches.has(spec.id)) throw new BattleInputError(spec.id, undefined, 'battle id already in use');
+      const match = new Match(spec.id, spec);
+      match.keepLog = !!spec.keepLog;
+      this.matches.set(spec.id, match);
+      return match;
+    } catch (e) {
+      errors.push(errorRecord(spec.id, null, e));
+      return null;
+    }
+  }
+
+  /** Plays [battle id, side, action] triples and starts `specs` (as start() does), then returns
+   * every decision now waiting: one call per step of the whole batch. */
+  step(actions, specs = []) {
     const errors = [];
     const touched = new Set();
     for (const [id, side, action] of actions) {
@@ -157,6 +163,10 @@ export class Simulator {
         // A broken match is ended so that it never stalls the others.
         if (match && !match.failed) match.failed = e.message;
       }
+      if (match) touched.add(match);
+    }
+    for (const spec of specs) {
+      const match = this.add(spec, errors);
       if (match) touched.add(match);
     }
     return this.collect([...touched], errors);
@@ -190,10 +200,21 @@ export class Simulator {
   finish(match) {
     this.matches.delete(match.id);
     const result = {battle: match.id, seed: match.seed, winner: match.failed ? null : match.winner(), turns: match.sim.turn,
-      invalid: match.invalid, error: match.failed || null};
+      invalid: match.invalid, unavailable: match.unavailable, error: match.failed || null};
     if (match.keepLog) result.log = match.savedLog();
     if (match.streams) result.streams = match.streams;
     return result;
+  }
+
+  /** Actions of scripted policy `name` (see policies.js) for [battle id, side] pairs. */
+  scripted(name, keys) {
+    const policy = POLICIES[name];
+    if (!policy) throw new Error(`no scripted policy '${name}'`);
+    return keys.map(([id, side]) => {
+      const match = this.matches.get(id);
+      if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
+      return policy(match.views[side]);
+    });
   }
 
   /** Abandons battles (e.g. on shutdown); returns how many were running. */

@@ -86,6 +86,11 @@ class Engine:
         """The exact Showdown choice string for action index `action`."""
         return self._call_one(battle, perspective, "choice", battle, perspective, int(action))
 
+    def scripted(self, policy: str, keys) -> list[int]:
+        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
+        (battle, perspective) pairs with decisions pending."""
+        return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
+
     def _call_one(self, battle, perspective, method, *args):
         try:
             return self.v8.call(self.handle, method, *args)

@@ -26,7 +26,8 @@ class Ended:
     seed: str
     winner: str | None  # 'p1', 'p2', '' for a tie, None if the battle failed
     turns: int
-    invalid: int        # invalid choices the players made
+    invalid: int        # choices the simulator refused as invalid
+    unavailable: int    # choices refused for hidden information (an unrevealed trap), re-decided
     error: str | None
     log: str | None = None          # Showdown's end-of-battle JSON log, when asked for
     streams: dict | None = None     # every message each player saw, when recording
@@ -56,9 +57,16 @@ class Simulator:
         message each player saw)."""
         return self._step(self.v8.call(self.handle, "start", battles))
 
-    def step(self, actions) -> Step:
-        """actions: (battle id, side, action index) for decisions of the last Step."""
-        return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions]))
+    def step(self, actions, start: list[dict] = ()) -> Step:
+        """actions: (battle id, side, action index) for decisions of the last Step; `start`:
+        battles to start in the same call (as in start())."""
+        return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions],
+                                       list(start)))
+
+    def scripted(self, policy: str, keys) -> list[int]:
+        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
+        (battle id, side) pairs with decisions pending."""
+        return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 
     def abort(self) -> int:
         """Drops every running battle; returns how many there were."""

@@ -1,0 +1,89 @@
+"""Plays many battles between two players on one backend, stepping them all together.
+
+Player A takes side p1 in even-numbered battles and p2 in odd ones, so each plays each side
+equally often. Each step is one call into the backend: the actions of every battle waiting on a
+decision go in, and the next decisions of all of them come out."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+
+import numpy as np
+
+from metapvp.engine import Simulator
+from metapvp.players import Decisions, Player
+
+
+@dataclass
+class Result:
+    index: int              # the battle's number in the run
+    battle: str
+    seed: str
+    a_side: str             # the side player A played
+    winner: str | None      # 'a', 'b', 'tie', or None when the battle failed
+    turns: int
+    invalid: int
+    unavailable: int
+    error: str | None
+    log: str | None = None  # Showdown's saved-battle JSON, when logs are kept
+
+
+def battle_seed(seed: int, index: int) -> str:
+    return f"{seed % 65536},{index % 65536},{(index // 65536) % 65536},{(seed // 65536) % 65536}"
+
+
+def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: int = 32,
+         teams: dict | None = None, keep_logs: bool = False, greedy=(False, False),
+         backend=None, stop: threading.Event | None = None, prefix: str = "h2h"):
+    """Yields a Result per battle, as battles end. `indices`: the battle numbers to play (their
+    seeds and seats follow from them); `teams`: {'a': team, 'b': team} for formats with user
+    teams; `greedy`: (a, b) ask for each player's best action rather than a sample."""
+    sim = backend or Simulator()
+    todo = list(indices)[::-1]
+    live: dict[str, tuple[int, str]] = {}  # battle id -> (index, A's side)
+
+    def spec(i):
+        a_side = "p1" if i % 2 == 0 else "p2"
+        s = {"id": f"{prefix}-{i}", "format": fmt, "seed": battle_seed(seed, i), "keepLog": keep_logs}
+        if teams:
+            b_side = "p2" if a_side == "p1" else "p1"
+            s[f"{a_side}team"], s[f"{b_side}team"] = teams["a"], teams["b"]
+        live[s["id"]] = (i, a_side)
+        return s
+
+    def refill():
+        out = []
+        while todo and len(live) < concurrency and not (stop and stop.is_set()):
+            out.append(spec(todo.pop()))
+        return out
+
+    step = sim.start(refill())
+    try:
+        while live:
+            for err in step.errors:
+                if err.battle in live and not any(e.battle == err.battle for e in step.ended):
+                    i, a_side = live.pop(err.battle)
+                    yield Result(i, err.battle, battle_seed(seed, i), a_side, None, 0, 0, 0, str(err))
+            for e in step.ended:
+                if e.battle not in live:
+                    continue
+                i, a_side = live.pop(e.battle)
+                winner = None if e.error else "tie" if not e.winner else "a" if e.winner == a_side else "b"
+                yield Result(i, e.battle, e.seed, a_side, winner, e.turns, e.invalid, e.unavailable, e.error, e.log)
+            actions = []
+            for player, is_a, g in ((a, True, greedy[0]), (b, False, greedy[1])):
+                rows = [k for k, d in enumerate(step.decisions) if (live[d.battle][1] == d.side) == is_a
+                        and d.battle in live]
+                if not rows:
+                    continue
+                keys = [(step.decisions[k].battle, step.decisions[k].side) for k in rows]
+                idx = np.asarray(rows)
+                obs = {name: v[idx] for name, v in step.obs.items()}
+                chosen = player.act(Decisions(keys, obs, sim), greedy=g)
+                actions += [(bt, sd, int(x)) for (bt, sd), x in zip(keys, chosen)]
+            if not live and not todo:
+                break
+            step = sim.step(actions, refill())
+    finally:
+        if live:
+            sim.abort()

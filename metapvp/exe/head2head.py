@@ -1,0 +1,199 @@
+"""Pits two players against each other at full speed and reports honest statistics.
+
+    ./rp metapvp/exe/head2head.py --format gen9randombattle --p1 heuristic --p2 maxdamage \\
+        --num-matches 1000 [--workers W] [--seed S] [--sim inprocess|stdio] [--outdir DIR] \\
+        [--play-best-move p1|p2|both] [--team-p1 FILE --team-p2 FILE] [--concurrency C]
+
+Players are specs (see metapvp/players/spec.py): random, first, maxdamage, heuristic,
+module.Class:weights, ,module.factory, or a model file. --p1 and --p2 name players, not sides:
+they swap sides every battle. Each of W worker processes owns a V8 context and plays C battles at
+once. The last line of stdout is the result as one JSON object, also written to
+DIR/results.json; DIR/logs/ gets every battle in Showdown's saved-battle JSON, gzipped.
+Ctrl-C stops the run and still writes what was finished."""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import multiprocessing as mp
+import os
+import queue
+import signal
+import sys
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from metapvp.arena import play, summarize
+
+
+def worker(args, indices, results, stop):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and tells us
+    try:
+        from metapvp.backends import make_backend
+        from metapvp.players import make_player
+        a = make_player(args.p1, seed=args.seed * 2 + 1 + indices[0] if indices else 0)
+        b = make_player(args.p2, seed=args.seed * 2 + 2 + indices[0] if indices else 0)
+        teams = None
+        if args.team_p1:
+            teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
+        greedy = (args.play_best_move in ("p1", "both"), args.play_best_move in ("p2", "both"))
+        logs = Path(args.outdir) / "logs" if args.outdir else None
+        backend = make_backend(args.sim)
+        try:
+            for r in play(a, b, args.format, indices, seed=args.seed, concurrency=args.concurrency,
+                          teams=teams, keep_logs=logs is not None, greedy=greedy, backend=backend,
+                          stop=stop):
+                if logs is not None and r.log:
+                    with gzip.open(logs / f"battle-{args.format}-{r.index:06d}.log.json.gz", "wt") as f:
+                        f.write(r.log)
+                r.log = None
+                results.put(("result", r.__dict__))
+        finally:
+            close = getattr(backend, "close", None)
+            if close:
+                close()
+    except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
+        results.put(("error", f"{type(e).__name__}: {e}"))
+    results.put(("done", None))
+
+
+def run(args) -> dict:
+    outdir = Path(args.outdir) if args.outdir else None
+    if outdir:
+        (outdir / "logs").mkdir(parents=True, exist_ok=True)
+    ctx = mp.get_context("spawn")
+    results, stop = ctx.Queue(), ctx.Event()
+    shares = [list(range(w, args.num_matches, args.workers)) for w in range(args.workers)]
+    procs = [ctx.Process(target=worker, args=(args, s, results, stop), daemon=True) for s in shares if s]
+    start = time.perf_counter()
+    for p in procs:
+        p.start()
+    done, rows, fatal, interrupted = 0, [], [], False
+    bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
+    try:
+        while done < len(procs):
+            try:
+                kind, payload = results.get(timeout=1.0)
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs):
+                    break
+                continue
+            if kind == "result":
+                rows.append(payload)
+                bar.update(1)
+                a = sum(r["winner"] == "a" for r in rows)
+                bar.set_postfix_str(f"{args.p1} {a}-{sum(r['winner'] == 'b' for r in rows)} {args.p2}")
+            elif kind == "error":
+                fatal.append(payload)
+                tqdm.write(f"worker failed: {payload}", file=sys.stderr)
+            else:
+                done += 1
+    except KeyboardInterrupt:
+        interrupted = True
+        tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
+        stop.set()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(p.is_alive() for p in procs):
+            try:
+                kind, payload = results.get(timeout=0.5)
+                if kind == "result":
+                    rows.append(payload)
+            except queue.Empty:
+                pass
+    finally:
+        bar.close()
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+    seconds = time.perf_counter() - start
+    return report(args, rows, fatal, seconds, interrupted)
+
+
+def report(args, rows, fatal, seconds, interrupted) -> dict:
+    ok = [r for r in rows if r["winner"] is not None]
+    a = sum(r["winner"] == "a" for r in ok)
+    b = sum(r["winner"] == "b" for r in ok)
+    ties = sum(r["winner"] == "tie" for r in ok)
+    turns = sum(r["turns"] for r in ok)
+    out = {"format": args.format, "p1": args.p1, "p2": args.p2, **summarize(a, b, ties),
+           "p1_wins": a, "p2_wins": b, "ties": ties,
+           "mean_turns": turns / len(ok) if ok else None,
+           "battles_per_s": len(ok) / seconds if seconds else None,
+           "turns_per_s": turns / seconds if seconds else None,
+           "errors": len(rows) - len(ok) + len(fatal),
+           "invalid_choices": sum(r["invalid"] for r in rows),
+           "unavailable_choices": sum(r["unavailable"] for r in rows),
+           "requested": args.num_matches, "seed": args.seed, "sim": args.sim, "workers": args.workers,
+           "seconds": seconds, "interrupted": interrupted,
+           "error_messages": sorted({r["error"] for r in rows if r["error"]} | set(fatal))[:20]}
+    return out
+
+
+def table(r: dict) -> str:
+    lo, hi = r["p1_win_rate_ci95"]
+    rate = "n/a" if r["p1_win_rate"] is None else f"{r['p1_win_rate']:.3f}  (95% CI {lo:.3f}-{hi:.3f})"
+    rows = [("format", r["format"]), ("p1", r["p1"]), ("p2", r["p2"]),
+            ("matches", f"{r['matches']} of {r['requested']}" + ("  (interrupted)" if r["interrupted"] else "")),
+            ("p1 wins / p2 wins / ties", f"{r['p1_wins']} / {r['p2_wins']} / {r['ties']}"),
+            ("p1 win rate", rate),
+            ("z vs an even match", "n/a" if r["z"] is None else f"{r['z']:+.2f}"),
+            ("Elo difference", "n/a" if r["elo_diff"] is None else f"{r['elo_diff']:+.0f}"),
+            ("mean turns", "n/a" if r["mean_turns"] is None else f"{r['mean_turns']:.1f}"),
+            ("speed", f"{r['battles_per_s']:.1f} battles/s, {r['turns_per_s']:.0f} turns/s, {r['workers']} workers"),
+            ("errors / invalid choices", f"{r['errors']} / {r['invalid_choices']}"
+                                         f"  ({r['unavailable_choices']} re-decided for hidden information)")]
+    width = max(len(k) for k, _ in rows)
+    return "\n".join(f"{k:<{width}}  {v}" for k, v in rows)
+
+
+def parse_args(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--format", default="gen9randombattle")
+    ap.add_argument("--p1", required=True, help="player spec")
+    ap.add_argument("--p2", required=True, help="player spec")
+    ap.add_argument("--num-matches", type=int, default=100)
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1)
+    ap.add_argument("--concurrency", type=int, default=32, help="battles at once per worker")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--sim", choices=["inprocess", "stdio"], default="inprocess")
+    ap.add_argument("--outdir", default=None, help="where results.json and logs/ go")
+    ap.add_argument("--play-best-move", choices=["p1", "p2", "both"], default=None,
+                    help="these players take their best action instead of sampling")
+    ap.add_argument("--team-p1", default=None, help="team file (export or packed) for --p1")
+    ap.add_argument("--team-p2", default=None, help="team file (export or packed) for --p2")
+    ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    args = ap.parse_args(argv)
+    if bool(args.team_p1) != bool(args.team_p2):
+        ap.error("--team-p1 and --team-p2 go together")
+    for t in (args.team_p1, args.team_p2):
+        if t and not Path(t).is_file():
+            ap.error(f"team file {t} does not exist")
+    if args.num_matches < 1 or args.workers < 1 or args.concurrency < 1:
+        ap.error("--num-matches, --workers and --concurrency must be at least 1")
+    args.workers = min(args.workers, args.num_matches)
+    from metapvp.players import SpecError, make_player
+    for spec in (args.p1, args.p2):
+        try:
+            make_player(spec)  # fail here, with the spec named, rather than in every worker
+        except SpecError as e:
+            ap.error(str(e))
+    return args
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    result = run(args)
+    print(table(result), file=sys.stderr)
+    if args.outdir:
+        Path(args.outdir).mkdir(parents=True, exist_ok=True)
+        (Path(args.outdir) / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    print(json.dumps(result))
+    return 0 if result["errors"] == 0 and not result["interrupted"] else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,33 @@
+"""The player API: a player gets a batch of decision points and returns one action each."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class Decisions:
+    """Decision points for one player, across many battles.
+
+    keys: (battle id, side) per decision; obs: the contract's features, one row per decision;
+    state: the backend holding the battles (a metapvp.engine Simulator or Engine), which scripted
+    players may ask for read-only facts (see `scripted`)."""
+    keys: list[tuple[str, str]]
+    obs: dict[str, np.ndarray]
+    state: object
+
+    @property
+    def mask(self) -> np.ndarray:
+        return self.obs["action.mask"]
+
+    def __len__(self):
+        return len(self.keys)
+
+
+class Player:
+    """Subclasses implement act(); greedy asks a stochastic player for its best action."""
+    name = "player"
+
+    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
+        raise NotImplementedError
