@@ -1,0 +1,115 @@
+"""Battles between players through the arena and the head2head command line."""
+import gzip
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+from pathlib import Path
+
+from metapvp import ROOT
+from metapvp.arena import play, summarize, wilson
+from metapvp.engine.golden import FORMATS, teams_for
+from metapvp.exe import head2head
+from metapvp.players import make_player
+
+
+def outcome(results):
+    w = {k: sum(r.winner == k for r in results) for k in ("a", "b", "tie")}
+    return w["a"], w["b"], w["tie"]
+
+
+class ArenaTest(unittest.TestCase):
+    def test_every_format_completes_without_invalid_choices(self):
+        for fmt in FORMATS:
+            with self.subTest(format=fmt):
+                t = teams_for(fmt)
+                teams = {"a": t["p1team"], "b": t["p2team"]} if t else None
+                results = list(play(make_player("random", 1), make_player("maxdamage"), fmt, range(24),
+                                    seed=3, teams=teams, concurrency=24))
+                self.assertEqual(len(results), 24)
+                self.assertEqual([r.error for r in results if r.error], [])
+                self.assertEqual(sum(r.invalid for r in results), 0)
+                self.assertTrue(all(r.winner in ("a", "b", "tie") for r in results))
+                self.assertEqual(sorted({r.a_side for r in results}), ["p1", "p2"])
+
+    def test_maxdamage_beats_random(self):
+        results = list(play(make_player("maxdamage"), make_player("random", 7), "gen9randombattle",
+                            range(100), seed=11))
+        a, b, ties = outcome(results)
+        self.assertGreaterEqual((a + ties / 2) / 100, 0.80, (a, b, ties))
+
+    def test_same_seed_same_battles(self):
+        runs = [sorted((r.index, r.winner, r.turns) for r in play(
+            make_player("heuristic"), make_player("maxdamage"), "gen8randombattle", range(8), seed=5))
+            for _ in range(2)]
+        self.assertEqual(runs[0], runs[1])
+
+
+class StatsTest(unittest.TestCase):
+    def test_known_values(self):
+        s = summarize(60, 40, 0)
+        self.assertAlmostEqual(s["p1_win_rate"], 0.6)
+        self.assertAlmostEqual(s["z"], 2.0)
+        self.assertAlmostEqual(s["elo_diff"], 70.437, places=2)  # -400 log10(1/0.6 - 1)
+        lo, hi = wilson(0.6, 100)
+        self.assertAlmostEqual(lo, 0.5020, places=3)
+        self.assertAlmostEqual(hi, 0.6906, places=3)
+        self.assertEqual(summarize(0, 0, 4)["p1_win_rate"], 0.5)
+
+
+class Head2HeadCliTest(unittest.TestCase):
+    def test_results_logs_and_last_line(self):
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "heuristic", "--p2", "random",
+                   "--num-matches", "6", "--workers", "2", "--concurrency", "3", "--outdir", out, "--quiet"]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            last = json.loads(proc.stdout.strip().splitlines()[-1])
+            saved = json.loads((Path(out) / "results.json").read_text())
+            self.assertEqual(last, saved)
+            for key in ("format", "p1", "p2", "matches", "p1_wins", "p2_wins", "ties", "p1_win_rate",
+                        "p1_win_rate_ci95", "z", "elo_diff", "mean_turns", "battles_per_s",
+                        "turns_per_s", "errors"):
+                self.assertIn(key, last)
+            self.assertEqual(last["matches"], 6)
+            self.assertEqual(last["p1_wins"] + last["p2_wins"] + last["ties"], 6)
+            logs = sorted((Path(out) / "logs").iterdir())
+            self.assertEqual(len(logs), 6)
+            with gzip.open(logs[0], "rt") as f:
+                saved_battle = json.load(f)
+            self.assertIn("|start", saved_battle["log"])
+            self.assertIn(saved_battle["winner"], ("p1", "p2", ""))
+            self.assertTrue(saved_battle["inputLog"][0].startswith(">start"))
+
+    def test_bad_spec_is_named(self):
+        proc = subprocess.run([sys.executable, "-m", "metapvp.exe.head2head", "--p1", "nosuchplayer",
+                               "--p2", "random"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("unknown player 'nosuchplayer'", proc.stderr)
+
+    def test_ctrl_c_writes_partial_results(self):
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "random", "--p2", "random",
+                   "--num-matches", "100000", "--workers", "2", "--outdir", out, "--quiet"]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                    cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+            logs = Path(out) / "logs"
+            deadline = time.time() + 120
+            while time.time() < deadline and len(list(logs.glob("*.gz")) if logs.exists() else []) < 20:
+                time.sleep(0.5)
+            proc.send_signal(signal.SIGINT)
+            stdout, stderr = proc.communicate(timeout=60)
+            self.assertEqual(proc.returncode, 1, stderr)
+            result = json.loads(stdout.strip().splitlines()[-1])
+            self.assertTrue(result["interrupted"])
+            self.assertGreaterEqual(result["matches"], 20)
+            self.assertLess(result["matches"], 100000)
+            self.assertEqual(json.loads((Path(out) / "results.json").read_text())["matches"], result["matches"])
+
+
+if __name__ == "__main__":
+    unittest.main()
