@@ -4,12 +4,14 @@
 // in place from each object's output buffer.
 import {Contract} from './contract.js';
 import {Engine} from './engine.js';
-import {Simulator} from './simulator.js';
+import {Simulator, teamSeeds, importTeam} from './simulator.js';
+import {Teams} from '@pkmn/sim';
 import {checkMasks} from './maskcheck.js';
 import {playRaw} from './rawsim.js';
 import {feedClientOnly} from './clientonly.js';
 import {choiceFor, writeMask, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
+import {linesFor} from './perspective.js';
 
 const objects = [];
 let contract = null;
@@ -41,6 +43,17 @@ const metapvp = {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
+  /** A team file's text (export or packed format) in packed format, for `>player`. */
+  packTeam(text) {
+    try {
+      return Teams.pack(importTeam('team', text));
+    } catch (e) {
+      throw new Error(e.detail || e.message);
+    }
+  },
+  teamSeeds(seed) { return JSON.stringify(teamSeeds(seed)); },
+  /** What a spectator sees of simulator `update` messages (their |split| pairs resolved). */
+  spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {
     const request = Protocol.parseRequest(requestJSON);

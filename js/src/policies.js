@@ -12,6 +12,7 @@ function legal(view) {
   writeMask(view.request, mask, 0);
   const out = [];
   for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) out.push(a);
+  if (!out.length) out.push(0);  // nothing legal: let the simulator say so
   return out;
 }
 

@@ -35,12 +35,11 @@ export class Match {
     this.sim = new SimBattle({formatid: format.id, seed: this.seed,
       send: (type, data) => this.outbox.push([type, data])});
     this.views = {p1: new PlayerView(id, 'p1'), p2: new PlayerView(id, 'p2')};
-    const teamSeeds = new PRNG(this.seed);
-    for (const side of SIDES) {
+    const seeds = teamSeeds(this.seed);
+    SIDES.forEach((side, i) => {
       const team = spec[`${side}team`];
-      const seed = [0, 0, 0, 0].map(() => teamSeeds.random(65536)).join(',');
-      this.sim.setPlayer(side, {name: side, seed, team: team ? Teams.import(team) || unpack(id, team) : undefined});
-    }
+      this.sim.setPlayer(side, {name: side, seed: seeds[i], team: team ? importTeam(id, team) : undefined});
+    });
     this.pump();
   }
 
@@ -115,9 +114,16 @@ export class Match {
   }
 }
 
-function unpack(id, team) {
-  const sets = Teams.unpack(team);
-  if (!sets) throw new BattleInputError(id, undefined, 'team is neither an exported nor a packed team');
+/** The seeds of the two players' random teams, drawn from the battle's seed. */
+export function teamSeeds(seed) {
+  const prng = new PRNG(seed);
+  return SIDES.map(() => [0, 0, 0, 0].map(() => prng.random(65536)).join(','));
+}
+
+/** A team in Showdown's export format or packed format, as sets. */
+export function importTeam(id, team) {
+  const sets = team.includes('\n') || !team.includes('|') ? Teams.import(team) : Teams.unpack(team);
+  if (!sets || !sets.length) throw new BattleInputError(id, undefined, 'team is neither an exported nor a packed team');
   return sets;
 }
 

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
+from metapvp.backends import make_backend
 from metapvp.engine.golden import FORMATS, teams_for
 from metapvp.exe import head2head
 from metapvp.players import make_player
@@ -22,14 +23,24 @@ def outcome(results):
     return w["a"], w["b"], w["tie"]
 
 
-class ArenaTest(unittest.TestCase):
+class InProcessArenaTest(unittest.TestCase):
+    """The player tests, on the in-process backend; StdioArenaTest runs the same on stdio."""
+    sim = "inprocess"
+
+    def play(self, a, b, fmt, indices, **kw):
+        backend = make_backend(self.sim)
+        try:
+            return list(play(make_player(a, 1), make_player(b, 7), fmt, indices, backend=backend, **kw))
+        finally:
+            getattr(backend, "close", lambda: None)()
+
     def test_every_format_completes_without_invalid_choices(self):
         for fmt in FORMATS:
             with self.subTest(format=fmt):
                 t = teams_for(fmt)
                 teams = {"a": t["p1team"], "b": t["p2team"]} if t else None
-                results = list(play(make_player("random", 1), make_player("maxdamage"), fmt, range(24),
-                                    seed=3, teams=teams, concurrency=24))
+                results = self.play("random", "maxdamage", fmt, range(24), seed=3, teams=teams,
+                                    concurrency=24)
                 self.assertEqual(len(results), 24)
                 self.assertEqual([r.error for r in results if r.error], [])
                 self.assertEqual(sum(r.invalid for r in results), 0)
@@ -37,16 +48,48 @@ class ArenaTest(unittest.TestCase):
                 self.assertEqual(sorted({r.a_side for r in results}), ["p1", "p2"])
 
     def test_maxdamage_beats_random(self):
-        results = list(play(make_player("maxdamage"), make_player("random", 7), "gen9randombattle",
-                            range(100), seed=11))
+        results = self.play("maxdamage", "random", "gen9randombattle", range(100), seed=11, concurrency=25)
         a, b, ties = outcome(results)
         self.assertGreaterEqual((a + ties / 2) / 100, 0.80, (a, b, ties))
 
-    def test_same_seed_same_battles(self):
-        runs = [sorted((r.index, r.winner, r.turns) for r in play(
-            make_player("heuristic"), make_player("maxdamage"), "gen8randombattle", range(8), seed=5))
-            for _ in range(2)]
+    def test_same_seed_same_logs(self):
+        runs = []
+        for _ in range(2):
+            results = self.play("heuristic", "maxdamage", "gen8randombattle", range(6), seed=5, keep_logs=True)
+            runs.append({r.index: [x for x in json.loads(r.log)["log"] if not x.startswith("|t:|")]
+                         for r in results})
         self.assertEqual(runs[0], runs[1])
+        self.assertNotEqual(runs[0][0], runs[0][1])
+
+
+class StdioArenaTest(InProcessArenaTest):
+    sim = "stdio"
+
+    def test_a_killed_child_fails_only_its_battle(self):
+        from metapvp.backends.stdio import StdioSimulator
+        from metapvp.players import Decisions
+        sim = StdioSimulator()
+        a, b = make_player("maxdamage"), make_player("random", 3)
+        step = sim.start([{"id": f"k{i}", "format": "gen9randombattle", "seed": f"{i},4,4,4"} for i in range(3)])
+        sim.battles["k1"].proc.kill()
+        ended = {}
+        while len(ended) < 3:
+            for e in step.ended:
+                ended[e.battle] = e
+            keys = [(d.battle, d.side) for d in step.decisions]
+            if not keys:
+                break
+            acts = a.act(Decisions(keys, step.obs, sim))
+            step = sim.step([(bt, sd, int(x)) for (bt, sd), x in zip(keys, acts)])
+        for e in step.ended:
+            ended[e.battle] = e
+        self.assertIn("exited", ended["k1"].error)
+        self.assertIsNone(ended["k1"].winner)
+        for k in ("k0", "k2"):
+            self.assertIsNone(ended[k].error)
+            self.assertIn(ended[k].winner, ("p1", "p2", ""))
+        self.assertEqual(sim.battles, {})  # every child reaped
+        sim.close()
 
 
 class StatsTest(unittest.TestCase):
