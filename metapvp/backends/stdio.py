@@ -156,7 +156,9 @@ class StdioSimulator:
             b.proc.stdin.write(("\n".join(lines) + "\n").encode())
             b.proc.stdin.flush()
         except OSError as e:
-            self._fail(b, f"could not write to the simulator process: {e}")
+            code = b.proc.poll()
+            self._fail(b, f"the simulator process exited (code {code})" if code is not None
+                       else f"could not write to the simulator process: {e}")
 
     def _wait(self, ids: set[str]):
         """Reads children's output until every battle in `ids` has answered what it was sent."""

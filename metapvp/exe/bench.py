@@ -1,0 +1,103 @@
+"""Benchmarks the whole stack against the raw simulator, side by side in one run.
+
+    ./rp metapvp/exe/bench.py [--format gen9randombattle] [--battles 100] [--workers N]
+
+Full stack: random against random through everything -- the in-process simulator, the headless
+clients, the encoder, the tensors read in Python, the actions chosen in Python (numpy) -- one
+worker process per core, each stepping --concurrency battles per call. Raw simulator: a small
+Node script driving the same simulator with random legal choices and nothing else
+(js/tools/raw-sim.mjs). Both run on one core, then on all cores at once. A benchmark, not a
+test: run it on an otherwise idle machine."""
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing as mp
+import os
+import subprocess
+import time
+
+import numpy as np
+
+from metapvp import ROOT
+
+
+def raw_node(fmt: str, battles: int, seed: int) -> dict:
+    out = subprocess.run(["node", "tools/raw-sim.mjs", fmt, str(battles), str(seed)], cwd=ROOT / "js",
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def full_stack(fmt: str, battles: int, seed: int, concurrency: int) -> dict:
+    from metapvp.arena import play
+    from metapvp.engine import context
+    from metapvp.players import RandomPlayer
+
+    class Counting(RandomPlayer):
+        decisions = 0
+
+        def act(self, decisions, greedy=False):
+            Counting.decisions += len(decisions)
+            return super().act(decisions, greedy)
+
+    context()  # load V8 before the clock starts, as a long run would have
+    start = time.perf_counter()
+    turns = sum(r.turns for r in play(Counting(seed), Counting(seed + 1), fmt, range(battles),
+                                      seed=seed, concurrency=concurrency))
+    return {"battles": battles, "turns": turns, "decisions": Counting.decisions,
+            "seconds": time.perf_counter() - start}
+
+
+def _full(args):
+    return full_stack(*args)
+
+
+def in_parallel(fn, jobs):
+    """Runs jobs at once, one process each; turns/s and decisions/s summed over processes, over
+    the longest one's time."""
+    if fn is raw_node:
+        with mp.get_context("spawn").Pool(len(jobs)) as pool:
+            outs = pool.starmap(raw_node, jobs)
+    else:
+        with mp.get_context("spawn").Pool(len(jobs)) as pool:
+            outs = pool.map(_full, jobs)
+    seconds = max(o["seconds"] for o in outs)
+    return {"turns": sum(o["turns"] for o in outs), "decisions": sum(o["decisions"] for o in outs),
+            "seconds": seconds, "battles": sum(o["battles"] for o in outs)}
+
+
+def rate(r, key):
+    return r[key] / r["seconds"]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--format", default="gen9randombattle")
+    ap.add_argument("--battles", type=int, default=100, help="battles per process")
+    ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for 'all cores'")
+    ap.add_argument("--concurrency", type=int, default=32)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args()
+    W, n = args.workers, args.battles
+
+    rows = {}
+    rows["raw, 1 core"] = in_parallel(raw_node, [(args.format, n, args.seed)])
+    rows["full, 1 core"] = in_parallel(full_stack, [(args.format, n, args.seed, args.concurrency)])
+    rows[f"raw, {W} cores"] = in_parallel(raw_node, [(args.format, n, args.seed + w) for w in range(W)])
+    rows[f"full, {W} cores"] = in_parallel(full_stack, [(args.format, n, args.seed + w, args.concurrency)
+                                                       for w in range(W)])
+    print(f"{args.format}, random vs random, {n} battles per process\n")
+    print(f"{'':<16}{'battles':>8}{'turns':>8}{'seconds':>9}{'turns/s':>10}{'decisions/s':>13}")
+    for name, r in rows.items():
+        print(f"{name:<16}{r['battles']:>8}{r['turns']:>8}{r['seconds']:>9.2f}{rate(r, 'turns'):>10.0f}"
+              f"{rate(r, 'decisions'):>13.0f}")
+    raw1, full1 = rate(rows["raw, 1 core"], "turns"), rate(rows["full, 1 core"], "turns")
+    rawW, fullW = rate(rows[f"raw, {W} cores"], "turns"), rate(rows[f"full, {W} cores"], "turns")
+    print(f"\nfull stack / raw simulator, turns/s:  1 core {full1 / raw1:.0%}   {W} cores {fullW / rawW:.0%}"
+          f"   (target >= 70%)")
+    print(f"speed-up from 1 to {W} cores:  raw {rawW / raw1:.2f}x   full {fullW / full1:.2f}x   "
+          f"full's speed-up is {(fullW / full1) / (rawW / raw1):.0%} of raw's (target >= 90%)")
+
+
+if __name__ == "__main__":
+    main()

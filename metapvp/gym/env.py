@@ -1,0 +1,101 @@
+"""A single-agent gymnasium environment: the agent plays one side of a battle against any player
+spec, on the in-process simulator.
+
+Observation: a dict of the contract's features (see the README's contract table), for the
+agent's side. The legal-action mask is in the observation as "action.mask" and also in
+info["action_mask"] (the form Maskable PPO implementations read). Action: an index into the
+contract's 60 joint actions. An illegal action counts as an invalid choice and the agent is asked
+again with the same observation (reward 0). Reward: `rewards["win"]`, `["loss"]` or `["tie"]` when
+the battle ends, 0 before."""
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from metapvp.engine import Simulator
+from metapvp.gym.spaces import action_space, observation_space
+from metapvp.players import Decisions, make_player
+
+DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "tie": 0.0}
+
+
+def draw_seed(rng: np.random.Generator) -> str:
+    return ",".join(str(int(x)) for x in rng.integers(0, 65536, 4))
+
+
+class PokemonEnv(gym.Env):
+    metadata = {"render_modes": []}
+
+    def __init__(self, format: str = "gen9randombattle", opponent: str = "random", side: str = "p1",
+                 rewards: dict | None = None, team: str | None = None, opponent_team: str | None = None,
+                 contract=None):
+        if side not in ("p1", "p2"):
+            raise ValueError(f"side must be p1 or p2, not {side!r}")
+        self.format, self.side = format, side
+        self.foe_side = "p2" if side == "p1" else "p1"
+        self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
+        self.teams = {side: team, self.foe_side: opponent_team} if team or opponent_team else {}
+        self.sim = Simulator(contract)
+        self.opponent = make_player(opponent)
+        self.observation_space = observation_space(self.sim.contract)
+        self.action_space = action_space(self.sim.contract)
+        self.battle = None
+        self.episodes = 0
+        self.last_obs = None
+
+    def reset(self, *, seed=None, options=None):
+        super().reset(seed=seed)
+        if self.battle is not None:
+            self.sim.abort()
+        self.episodes += 1
+        self.battle = f"env-{self.episodes}"
+        spec = {"id": self.battle, "format": self.format, "seed": draw_seed(self.np_random)}
+        for side, team in self.teams.items():
+            if team:
+                spec[f"{side}team"] = team
+        obs, _, done, info = self._advance(self.sim.start([spec]))
+        if done:
+            raise RuntimeError(f"battle {self.battle} ended before the agent's first decision: {info}")
+        return obs, info
+
+    def step(self, action):
+        if self.battle is None:
+            raise RuntimeError("step() before reset()")
+        return self._unpack(self._advance(self.sim.step([(self.battle, self.side, int(action))])))
+
+    def _unpack(self, result):
+        obs, reward, done, info = result
+        return obs, reward, done, False, info
+
+    def _advance(self, step):
+        """Plays the opponent until the agent has a decision or the battle ends."""
+        while True:
+            for e in step.ended:
+                if e.error:
+                    raise RuntimeError(e.error)
+                outcome = "tie" if not e.winner else "win" if e.winner == self.side else "loss"
+                self.battle = None
+                info = {"action_mask": np.zeros(self.action_space.n, np.int8), "outcome": outcome,
+                        "turns": e.turns, "invalid": e.invalid}
+                return self.last_obs, self.rewards[outcome], True, info
+            if step.errors:
+                raise step.errors[0]
+            mine = [d for d in step.decisions if d.side == self.side]
+            if mine:
+                row = mine[0].row
+                obs = {k: v[row].copy() for k, v in step.obs.items()}
+                self.last_obs = obs
+                return obs, 0.0, False, {"action_mask": obs["action.mask"].astype(np.int8),
+                                         "turn": mine[0].turn}
+            foe = [d for d in step.decisions if d.side == self.foe_side]
+            if not foe:
+                raise RuntimeError(f"battle {self.battle} stalled: no decision for either side")
+            rows = np.asarray([d.row for d in foe])
+            acts = self.opponent.act(Decisions([(d.battle, d.side) for d in foe],
+                                               {k: v[rows] for k, v in step.obs.items()}, self.sim))
+            step = self.sim.step([(d.battle, d.side, int(a)) for d, a in zip(foe, acts)])
+
+    def close(self):
+        if self.battle is not None:
+            self.sim.abort()
+            self.battle = None

@@ -1,0 +1,82 @@
+"""The gymnasium environments: the checker passes, episodes end in a win or a loss, the vector
+form steps many battles and resets them itself."""
+import unittest
+
+import gymnasium
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+
+import metapvp.gym  # noqa: F401 -- registers the ids
+from metapvp.gym import PokemonEnv, PokemonVectorEnv
+
+
+def masked_random(rng, mask):
+    return int(rng.choice(np.flatnonzero(mask)))
+
+
+class EnvTest(unittest.TestCase):
+    def test_check_env(self):
+        env = PokemonEnv(opponent="maxdamage")
+        check_env(env, skip_render_check=True)
+        env.close()
+
+    def test_episode_ends_in_a_win_or_a_loss(self):
+        env = gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="heuristic")
+        rng = np.random.default_rng(0)
+        obs, info = env.reset(seed=3)
+        self.assertEqual(obs["action.mask"].shape, (60,))
+        np.testing.assert_array_equal(info["action_mask"], obs["action.mask"])
+        total, steps, done = 0.0, 0, False
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(masked_random(rng, info["action_mask"]))
+            total += reward
+            steps += 1
+            done = terminated or truncated
+        self.assertIn(info["outcome"], ("win", "loss"))
+        self.assertEqual(total, 1.0 if info["outcome"] == "win" else -1.0)
+        self.assertEqual(info["invalid"], 0)
+        self.assertGreater(steps, 3)
+        env.close()
+
+    def test_seeded_resets_repeat(self):
+        firsts = []
+        for _ in range(2):
+            env = PokemonEnv(format="gen7randombattle")
+            obs, _ = env.reset(seed=42)
+            firsts.append(obs["pokemon.species"].copy())
+            env.close()
+        np.testing.assert_array_equal(firsts[0], firsts[1])
+
+    def test_other_gens_register(self):
+        env = gymnasium.make("metapvp/Gen1RandomBattle-v0")
+        obs, _ = env.reset(seed=1)
+        self.assertEqual(int(obs["battle.gen"][0]), 1)
+        env.close()
+
+
+class VectorEnvTest(unittest.TestCase):
+    def test_steps_and_autoresets(self):
+        n = 8
+        env = PokemonVectorEnv(n, opponent="random")
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=5)
+        self.assertEqual(obs["action.mask"].shape, (n, 60))
+        self.assertTrue(env.observation_space.contains(obs))
+        finished, outcomes = 0, set()
+        for _ in range(400):
+            actions = np.array([masked_random(rng, m) for m in info["action_mask"]])
+            obs, rewards, terminated, truncated, info = env.step(actions)
+            self.assertTrue((info["action_mask"].sum(axis=1) > 0).all())  # every env has a fresh decision
+            for i in np.flatnonzero(terminated):
+                finished += 1
+                outcomes.add(info["final_info"][i]["outcome"])
+                self.assertEqual(rewards[i], {"win": 1.0, "loss": -1.0, "tie": 0.0}[info["final_info"][i]["outcome"]])
+            if finished >= n:
+                break
+        self.assertGreaterEqual(finished, n)
+        self.assertTrue(outcomes <= {"win", "loss", "tie"})
+        env.close()
+
+
+if __name__ == "__main__":
+    unittest.main()
