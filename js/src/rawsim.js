@@ -1,8 +1,11 @@
 // The simulator alone, for benchmarks: battles played with uniformly random legal choices read
 // straight from the simulator's own requests, with no client and no encoder. It is the cost
 // that everything else in metapvp is measured against.
-import {Battle as SimBattle, PRNG} from '@pkmn/sim';
+import {Battle as SimBattle, PRNG, Teams} from '@pkmn/sim';
+import {TeamGenerators} from '@pkmn/randoms';
 import {writeMask, choiceFor, NUM_ACTIONS} from './actions.js';
+
+Teams.setGeneratorFactory(TeamGenerators);  // also run standalone in Node (js/tools/raw-sim.mjs)
 
 export function playRaw({format, battles, seed}) {
   const prng = new PRNG(seed);
