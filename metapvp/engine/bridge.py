@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metapvp.contract import Contract
-from metapvp.engine.v8 import EngineError, context
+from metapvp.engine.v8 import EngineError, OutputViews, context
 
 
 class BattleError(EngineError):
@@ -53,8 +53,7 @@ class Engine:
         self.v8 = context(contract)
         self.contract = self.v8.contract
         self.handle = self.v8.create("engine")
-        self._generation = None
-        self._buffer = None
+        self._views = OutputViews(self.v8, self.handle)
 
     def open(self, battle: str, perspective: str = "p1"):
         self._call_one(battle, perspective, "open", battle, perspective)
@@ -96,9 +95,3 @@ class Engine:
             return self.v8.call(self.handle, method, *args)
         except EngineError as e:
             raise BattleError(battle, perspective, str(e)) from None
-
-    def _views(self, generation: int, count: int) -> dict[str, np.ndarray]:
-        if generation != self._generation:
-            self._buffer = self.v8.buffer(self.handle)
-            self._generation = generation
-        return self.contract.views(self._buffer, count)

@@ -9,7 +9,7 @@ import numpy as np
 
 from metapvp.contract import Contract
 from metapvp.engine.bridge import BattleError
-from metapvp.engine.v8 import context
+from metapvp.engine.v8 import OutputViews, context
 
 
 @dataclass
@@ -48,8 +48,7 @@ class Simulator:
         self.v8 = context(contract)
         self.contract = self.v8.contract
         self.handle = self.v8.create("simulator")
-        self._generation = None
-        self._buffer = None
+        self._views = OutputViews(self.v8, self.handle)
 
     def start(self, battles: list[dict]) -> Step:
         """battles: dicts with id, format, seed ("a,b,c,d"), and optionally p1team / p2team
@@ -73,11 +72,8 @@ class Simulator:
         return self.v8.call(self.handle, "abort", None)
 
     def _step(self, out: dict) -> Step:
-        if out["generation"] != self._generation:
-            self._buffer = self.v8.buffer(self.handle)
-            self._generation = out["generation"]
         decisions = [Decision(**d) for d in out["decisions"]]
-        return Step(decisions, self.contract.views(self._buffer, len(decisions)),
+        return Step(decisions, self._views(out["generation"], len(decisions)),
                     [Ended(**e) for e in out["ended"]], [BattleError.from_js(e) for e in out["errors"]])
 
 

@@ -58,6 +58,22 @@ class V8:
         return self.eval(f"metapvp.buffer({handle})")
 
 
+class OutputViews:
+    """Numpy views over a JS object's output buffer, refetched only when JS replaced the buffer
+    (its `generation` changed) because a batch outgrew it."""
+
+    def __init__(self, v8: V8, handle: int):
+        self.v8, self.handle = v8, handle
+        self.generation = None
+        self.buffer = None
+
+    def __call__(self, generation: int, count: int):
+        if generation != self.generation:
+            self.buffer = self.v8.buffer(self.handle)
+            self.generation = generation
+        return self.v8.contract.views(self.buffer, count)
+
+
 def _js_message(e: JSEvalException) -> str:
     # mini-racer prefixes the source position and appends a stack; keep the "Error: ..." line.
     for line in str(e).splitlines():
