@@ -35,7 +35,7 @@ function ownMon(view, i) {
   const p = view.self.team[i];
   const s = r.stats;
   return {level: r.level || 100, hp: r.hp, maxhp: r.maxhp, atk: s.atk, def: s.def, spa: s.spa, spd: s.spd,
-    spe: s.spe, types: p ? typesOf(view.battle, p) : [], boosts: (p && p.active !== false && i === 0 && p.boosts) || {},
+    spe: s.spe, types: p ? typesOf(view.battle, p) : [], boosts: (i === 0 && p && p.boosts) || {},  // only the active one has boosts
     ability: r.ability || r.baseAbility, moves: r.moves, fainted: r.fainted, active: r.active, tera: r.teraType};
 }
 

@@ -72,8 +72,8 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 yield Result(i, e.battle, e.seed, a_side, winner, e.turns, e.invalid, e.unavailable, e.error, e.log)
             actions = []
             for player, is_a, g in ((a, True, greedy[0]), (b, False, greedy[1])):
-                rows = [k for k, d in enumerate(step.decisions) if (live[d.battle][1] == d.side) == is_a
-                        and d.battle in live]
+                rows = [k for k, d in enumerate(step.decisions)
+                        if d.battle in live and (live[d.battle][1] == d.side) == is_a]
                 if not rows:
                     continue
                 keys = [(step.decisions[k].battle, step.decisions[k].side) for k in rows]

@@ -3,6 +3,7 @@ clients, so a step of many battles is one call: the chosen actions in, every new
 observation out."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -80,7 +81,6 @@ class Simulator:
 def check_masks(format: str, battles: int, seed: str = "1,2,3,4", contract=None, **teams) -> dict:
     """Plays `battles` random battles in JS and offers the simulator every action at every
     decision; returns the counts (see js/src/maskcheck.js). teams: p1team / p2team."""
-    import json
     v8 = context(contract)
     opts = {"format": format, "battles": battles, "seed": seed, **teams}
     return json.loads(v8.eval(f"metapvp.checkMasks({json.dumps(opts)})"))
