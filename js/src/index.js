@@ -12,6 +12,7 @@ import {feedClientOnly} from './clientonly.js';
 import {choiceFor, writeMask, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
+import {dexTables} from './dextables.js';
 
 const objects = [];
 let contract = null;
@@ -54,6 +55,8 @@ const metapvp = {
   teamSeeds(seed) { return JSON.stringify(teamSeeds(seed)); },
   /** What a spectator sees of simulator `update` messages (their |split| pairs resolved). */
   spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
+  /** Move data and the type chart along the contract's vocabularies (see dextables.js). */
+  dexTables() { return JSON.stringify(dexTables(contract)); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {
     const request = Protocol.parseRequest(requestJSON);

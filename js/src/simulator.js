@@ -135,7 +135,9 @@ export class Simulator {
     this.output = new Output(contract);
   }
 
-  /** Starts battles: specs are {id, format, seed, p1team?, p2team?, record?, keepLog?}. */
+  /** Starts battles: specs are {id, format, seed, p1team?, p2team?, record?, keepLog?,
+   * privileged?}. A privileged battle adds to each decision the opponent's own record (its
+   * true team, as only self-play can know it), for training critics; its row is `priv`. */
   start(specs) {
     return this.step([], specs);
   }
@@ -145,6 +147,7 @@ export class Simulator {
       if (this.matches.has(spec.id)) throw new BattleInputError(spec.id, undefined, 'battle id already in use');
       const match = new Match(spec.id, spec);
       match.keepLog = !!spec.keepLog;
+      match.privileged = !!spec.privileged;
       this.matches.set(spec.id, match);
       return match;
     } catch (e) {
@@ -192,7 +195,9 @@ export class Simulator {
         if (!view.needsDecision) continue;
         try {
           const row = this.output.add(view);
-          decisions.push({battle: match.id, side, row, turn: view.battle.turn});
+          const decision = {battle: match.id, side, row, turn: view.battle.turn};
+          if (match.privileged) decision.priv = this.output.add(match.views[side === 'p1' ? 'p2' : 'p1']);
+          decisions.push(decision);
         } catch (e) {
           errors.push(errorRecord(match.id, side, e));
           match.failed = e.message;

@@ -77,7 +77,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 if not rows:
                     continue
                 keys = [(step.decisions[k].battle, step.decisions[k].side) for k in rows]
-                idx = np.asarray(rows)
+                idx = np.asarray([step.decisions[k].row for k in rows])
                 obs = {name: v[idx] for name, v in step.obs.items()}
                 chosen = player.act(Decisions(keys, obs, sim), greedy=g)
                 actions += [(bt, sd, int(x)) for (bt, sd), x in zip(keys, chosen)]

@@ -19,6 +19,7 @@ class Decision:
     side: str   # 'p1' or 'p2'
     row: int    # its row in Step.obs
     turn: int
+    priv: int = -1  # privileged battles: the row of the opponent's own record (its true team)
 
 
 @dataclass
@@ -37,7 +38,8 @@ class Ended:
 @dataclass
 class Step:
     decisions: list[Decision]
-    obs: dict[str, np.ndarray]      # views over the simulator's buffer: valid until its next call
+    obs: dict[str, np.ndarray]      # views over the simulator's buffer: valid until its next call;
+                                    # index them by Decision.row (and .priv)
     ended: list[Ended] = field(default_factory=list)
     errors: list[BattleError] = field(default_factory=list)
 
@@ -54,7 +56,7 @@ class Simulator:
     def start(self, battles: list[dict]) -> Step:
         """battles: dicts with id, format, seed ("a,b,c,d"), and optionally p1team / p2team
         (exported or packed teams), keepLog (return the log at the end), record (return every
-        message each player saw)."""
+        message each player saw), privileged (add the opponent's own record to each decision)."""
         return self._step(self.v8.call(self.handle, "start", battles))
 
     def step(self, actions, start: list[dict] = ()) -> Step:
@@ -74,7 +76,8 @@ class Simulator:
 
     def _step(self, out: dict) -> Step:
         decisions = [Decision(**d) for d in out["decisions"]]
-        return Step(decisions, self._views(out["generation"], len(decisions)),
+        rows = max((max(d.row, d.priv) for d in decisions), default=-1) + 1
+        return Step(decisions, self._views(out["generation"], rows),
                     [Ended(**e) for e in out["ended"]], [BattleError.from_js(e) for e in out["errors"]])
 
 
