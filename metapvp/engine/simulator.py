@@ -70,6 +70,10 @@ class Simulator:
         (battle id, side) pairs with decisions pending."""
         return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 
+    def records(self, rows) -> np.ndarray:
+        """Raw copies of rows of the last Step's records, (len(rows), record_bytes) uint8."""
+        return self._views.records(rows)
+
     def abort(self) -> int:
         """Drops every running battle; returns how many there were."""
         return self.v8.call(self.handle, "abort", None)

@@ -10,6 +10,8 @@ import logging
 import threading
 import time
 
+import numpy as np
+
 from py_mini_racer import JSEvalException, MiniRacer
 
 from metapvp import ROOT
@@ -72,6 +74,13 @@ class OutputViews:
             self.buffer = self.v8.buffer(self.handle)
             self.generation = generation
         return self.v8.contract.views(self.buffer, count)
+
+    def records(self, rows) -> np.ndarray:
+        """Copies of whole records (len(rows), record_bytes) as raw bytes, valid after the next
+        call (contract.views reads them back)."""
+        size = self.v8.contract.record_bytes
+        raw = np.frombuffer(self.buffer, dtype=np.uint8)
+        return raw[: (max(rows, default=-1) + 1) * size].reshape(-1, size)[rows]
 
 
 def _js_message(e: JSEvalException) -> str:

@@ -1,0 +1,152 @@
+"""Experiment files: YAML, where `import: other.yml` pulls in another file (relative to this one)
+whose keys this one overrides, section by section. Every key must be one of DEFAULTS' keys, so
+a typo is an error naming the key and the file, never a silently ignored setting. Command-line
+overrides (`--ppo.learning_rate 1e-4`) apply last."""
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+
+import yaml
+
+DEFAULTS = {
+    "format": "gen9randombattle",
+    "contract": "singles-v1",
+    "seed": 0,
+    "model": {"preset": "small"},
+    "total_decisions": 1_000_000,     # learner decisions to train on
+    "max_minutes": None,              # stop (and checkpoint) after this much wall time
+    "workers": 2,                     # rollout processes, each with its own V8 context
+    "device": "cpu",                  # where learning runs; rollouts always infer on the CPU
+    "torch_threads": None,            # threads of the learner's torch (default: torch's choice)
+    "rollout": {"battles_per_worker": 48, "decisions_per_worker": 1024},
+    "ppo": {
+        "learning_rate": 3.0e-4, "lr_schedule": "linear", "lr_final_fraction": 0.1,
+        "gamma": 0.99, "gae_lambda": 0.95, "clip": 0.2, "epochs": 3, "minibatch_size": 512,
+        "grad_accum": 1, "max_grad_norm": 0.5, "value_coef": 0.5, "win_coef": 0.1,
+        "entropy_coef": 0.01, "entropy_final": 0.002, "entropy_schedule": "linear",
+        "normalize_advantages": True, "normalize_rewards": False, "target_kl": None,
+    },
+    # zero-sum: +win for a win, -win for a loss; shaping terms are weights on amounts measured
+    # in Pokemon (a whole HP bar is 1): dealt terms are added, taken terms subtracted.
+    "rewards": {"win": 1.0, "damage_dealt": 0.0, "damage_taken": 0.0, "faint_dealt": 0.0,
+                "faint_taken": 0.0},
+    # shares of the rollout battles, by kind of opponent (normalised)
+    "opponents": {"pure": 1.0, "past": 0.0, "target": 0.0, "baseline": 0.0, "exploiter": 0.0},
+    "baselines": ["random", "maxdamage"],   # scripted players for the `baseline` share
+    "targets": [],                          # model files for the `target` share
+    "league": {"snapshot_every": 10, "max_snapshots": 40, "quality_lr": 0.01, "sample": 4},
+    "exploiter": {"snapshot_every": 20},
+    "eval": {"every": 10, "battles": 100, "opponents": ["random", "maxdamage"], "league_latest": 2},
+    "checkpoint": {"every": 10, "keep": 5},
+}
+SCHEDULES = ("constant", "linear", "cosine")
+
+
+class ConfigError(ValueError):
+    """An experiment file or override that is malformed or names an unknown key."""
+
+
+def load_expt(path, overrides: list[str] = ()) -> dict:
+    cfg = copy.deepcopy(DEFAULTS)
+    _merge(cfg, _read(Path(path), ()), str(path))
+    _merge(cfg, parse_overrides(overrides), "the command line")
+    _validate(cfg)
+    return cfg
+
+
+def _read(path: Path, seen: tuple) -> dict:
+    if path.resolve() in seen:
+        raise ConfigError(f"{path}: import cycle ({' -> '.join(str(p) for p in seen)})")
+    try:
+        data = yaml.safe_load(path.read_text()) or {}
+    except FileNotFoundError:
+        raise ConfigError(f"no experiment file {path}") from None
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{path}: not valid YAML: {e}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping at the top, got {type(data).__name__}")
+    base = data.pop("import", None)
+    if base is None:
+        return data
+    merged = _read(path.parent / base, seen + (path.resolve(),))
+    _merge_raw(merged, data)
+    return merged
+
+
+def _merge_raw(into: dict, new: dict):
+    for k, v in new.items():
+        if isinstance(v, dict) and isinstance(into.get(k), dict):
+            _merge_raw(into[k], v)
+        else:
+            into[k] = v
+
+
+def _merge(into: dict, new: dict, where: str, prefix: str = ""):
+    for k, v in new.items():
+        if k not in into:
+            raise ConfigError(f"{where}: unknown setting {prefix}{k!r} (known here: {', '.join(into)})")
+        if isinstance(into[k], dict):
+            if not isinstance(v, dict):
+                raise ConfigError(f"{where}: {prefix}{k} must be a mapping, got {v!r}")
+            _merge(into[k], v, where, f"{prefix}{k}.")
+        else:
+            into[k] = v
+
+
+def parse_overrides(args: list[str]) -> dict:
+    """['--ppo.learning_rate', '1e-4', '--seed=3'] -> {'ppo': {'learning_rate': 1e-4}, 'seed': 3}."""
+    out, i = {}, 0
+    args = list(args)
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            raise ConfigError(f"override {arg!r}: expected --section.key VALUE")
+        if "=" in arg:
+            key, value = arg[2:].split("=", 1)
+        elif i + 1 < len(args):
+            key, value = arg[2:], args[i + 1]
+            i += 1
+        else:
+            raise ConfigError(f"override {arg!r} has no value")
+        node = out
+        parts = key.split(".")
+        for p in parts[:-1]:
+            node = node.setdefault(p, {})
+        node[parts[-1]] = yaml.safe_load(value)
+        i += 1
+    return out
+
+
+def _validate(cfg: dict):
+    shares = cfg["opponents"]
+    if any(not isinstance(v, (int, float)) or v < 0 for v in shares.values()) or sum(shares.values()) <= 0:
+        raise ConfigError(f"opponents: shares must be non-negative numbers, not all 0: {shares}")
+    if shares["target"] > 0 and not cfg["targets"]:
+        raise ConfigError("opponents.target > 0 needs model files in `targets`")
+    if shares["baseline"] > 0 and not cfg["baselines"]:
+        raise ConfigError("opponents.baseline > 0 needs names in `baselines`")
+    for key in ("lr_schedule", "entropy_schedule"):
+        if cfg["ppo"][key] not in SCHEDULES:
+            raise ConfigError(f"ppo.{key} must be one of {SCHEDULES}, got {cfg['ppo'][key]!r}")
+    positive = {"total_decisions": cfg["total_decisions"],
+                "rollout.battles_per_worker": cfg["rollout"]["battles_per_worker"],
+                "rollout.decisions_per_worker": cfg["rollout"]["decisions_per_worker"],
+                "ppo.minibatch_size": cfg["ppo"]["minibatch_size"], "ppo.epochs": cfg["ppo"]["epochs"],
+                "ppo.grad_accum": cfg["ppo"]["grad_accum"]}
+    for name, v in positive.items():
+        if not isinstance(v, int) or v <= 0:
+            raise ConfigError(f"{name} must be a positive integer, got {v!r}")
+    if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
+        raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
+
+
+def schedule(kind: str, start: float, end: float, progress: float) -> float:
+    """A value going from start to end as progress goes from 0 to 1."""
+    import math
+    p = min(max(progress, 0.0), 1.0)
+    if kind == "constant":
+        return start
+    if kind == "linear":
+        return start + (end - start) * p
+    return end + (start - end) * 0.5 * (1 + math.cos(math.pi * p))

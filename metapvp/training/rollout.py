@@ -1,0 +1,304 @@
+"""Rollouts: many self-play battles in one in-process simulator, every waiting decision of a
+policy batched into one forward pass.
+
+Each battle has a matchup: who sits on each side, and which seats learn. A learning seat's
+transitions form a segment; a transition is shipped once its successor exists (its reward and
+bootstrap value are then known) or its battle has ended, so segments carry over between
+rollouts and nothing is cut short."""
+from __future__ import annotations
+
+import io
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+
+from metapvp.engine import Simulator
+from metapvp.models import PolicyNet, load_model
+from metapvp.models.player import to_tensors
+from metapvp.players import Decisions, make_player
+from metapvp.training.ppo import gae
+
+LEARNERS = ("main", "exploiter")
+
+
+@dataclass
+class Matchup:
+    """kind: pure, past, target, baseline or exploiter; learner: who learns ('main' or
+    'exploiter'); opponent: a learner name, a model file, or a scripted player's name."""
+    kind: str
+    learner: str
+    opponent: str
+
+
+@dataclass
+class Transition:
+    obs: np.ndarray        # raw record bytes
+    priv: np.ndarray       # the opponent's own record (zeros when missing)
+    action: int
+    logprob: float
+    value: float
+    phi: np.ndarray        # [own hp, foe hp, own fainted, foe fainted] for reward shaping
+    reward: float = 0.0
+
+
+@dataclass
+class Seat:
+    controller: str                      # a learner name, a model file, or a scripted player
+    learner: str | None                  # the learner whose segment this seat feeds
+    segment: list = field(default_factory=list)
+
+
+@dataclass
+class LiveBattle:
+    matchup: Matchup
+    seats: dict                          # side -> Seat
+    learner_side: str
+
+
+@dataclass
+class Rollout:
+    """The shipped transitions of one collect() and the battles that ended in it."""
+    obs: np.ndarray
+    priv: np.ndarray
+    actions: np.ndarray
+    logprobs: np.ndarray
+    values: np.ndarray
+    advantages: np.ndarray
+    returns: np.ndarray
+    raw_returns: np.ndarray
+    outcomes: np.ndarray
+    learner: np.ndarray                  # index into LEARNERS
+    results: list                        # (kind, learner, opponent, score of the learner's seat)
+    decisions: int                       # every decision made, all seats
+    errors: list
+    seconds: float
+
+
+def shaping_features(obs: dict, rows) -> np.ndarray:
+    """(len(rows), 4): own HP and foe HP in whole Pokemon, own and foe fainted counts."""
+    hp = obs["pokemon.hp"][rows] * obs["pokemon.flags"][rows][..., 0]
+    counts = obs["side.counts"][rows][..., 2] * 6
+    return np.stack([hp[:, 0].sum(-1), hp[:, 1].sum(-1), counts[:, 0], counts[:, 1]], -1)
+
+
+class RolloutWorker:
+    def __init__(self, cfg: dict, index: int = 0):
+        torch.set_num_threads(1)
+        self.cfg = cfg
+        self.index = index
+        self.sim = Simulator(cfg["contract"])
+        self.contract = self.sim.contract
+        self.rng = np.random.default_rng([cfg["seed"], index])
+        self.torch_rng = torch.Generator().manual_seed(cfg["seed"] * 1000 + index)
+        self.learners: dict[str, PolicyNet] = {}
+        self.frozen: OrderedDict[str, PolicyNet] = OrderedDict()  # model files, least recent first
+        self.scripted = {}
+        self.battles: dict[str, LiveBattle] = {}
+        self.step = None
+        self.counter = 0
+        self.reward_scale = 1.0
+
+    # --- policies ---------------------------------------------------------------------------
+    def set_weights(self, weights: dict[str, bytes]):
+        for name, blob in weights.items():
+            state = torch.load(io.BytesIO(blob), weights_only=True)
+            if name not in self.learners:
+                self.learners[name] = PolicyNet(self.contract, self.cfg["model"]["preset"])
+            self.learners[name].load_state_dict(state)
+            self.learners[name].eval()
+
+    def model_for(self, controller: str) -> PolicyNet | None:
+        if controller in self.learners:
+            return self.learners[controller]
+        if controller.endswith(".zip"):
+            if controller not in self.frozen:
+                self.frozen[controller], _ = load_model(controller, self.contract)
+                while len(self.frozen) > 16:
+                    self.frozen.popitem(last=False)
+            self.frozen.move_to_end(controller)
+            return self.frozen[controller]
+        return None
+
+    def player_for(self, name: str):
+        if name not in self.scripted:
+            self.scripted[name] = make_player(name, seed=int(self.rng.integers(1 << 31)))
+        return self.scripted[name]
+
+    # --- battles ----------------------------------------------------------------------------
+    def new_battles(self, matchups: list, weights: np.ndarray) -> list[dict]:
+        specs = []
+        while len(self.battles) < self.cfg["rollout"]["battles_per_worker"]:
+            m = matchups[self.rng.choice(len(matchups), p=weights)]
+            self.counter += 1
+            bid = f"w{self.index}-{self.counter}"
+            side = "p1" if self.counter % 2 else "p2"
+            other = "p2" if side == "p1" else "p1"
+            opp_learns = m.learner if m.kind == "pure" else None
+            self.battles[bid] = LiveBattle(m, {side: Seat(m.learner, m.learner),
+                                               other: Seat(m.opponent, opp_learns)}, side)
+            seed = self.rng.integers(65536, size=4)
+            specs.append({"id": bid, "format": self.cfg["format"], "seed": ",".join(map(str, seed)),
+                          "privileged": True})
+        return specs
+
+    def collect(self, plan: dict) -> Rollout:
+        """Plays until `plan['decisions']` learner transitions are shipped. plan: weights
+        ({learner: state-dict bytes}), matchups (list of Matchup), shares (their weights),
+        reward_scale, gamma, lam, rewards (the reward config)."""
+        start = time.perf_counter()
+        self.set_weights(plan.get("weights", {}))
+        self.reward_scale = plan.get("reward_scale", 1.0)
+        matchups = plan["matchups"]
+        shares = np.asarray(plan["shares"], dtype=np.float64)
+        shares = shares / shares.sum()
+        shipped: list[tuple[str, list, bool, float, float]] = []
+        results, errors, decisions, recorded = [], [], 0, 0
+        if self.step is None:
+            self.step = self.sim.start(self.new_battles(matchups, shares))
+        while True:
+            step = self.step
+            errors += [str(err) for err in step.errors]
+            for e in step.ended:
+                battle = self.battles.pop(e.battle, None)
+                if battle is not None:
+                    self.finish(battle, e, shipped, results, errors)
+            if recorded >= plan["decisions"]:
+                break
+            actions, learned = self.act(step)
+            decisions += len(actions)
+            recorded += learned
+            self.step = self.sim.step(actions, self.new_battles(matchups, shares))
+        return self.package(shipped, results, decisions, errors, time.perf_counter() - start, plan)
+
+    def finish(self, battle: LiveBattle, e, shipped: list, results: list, errors: list):
+        """A battle ended: its learners' segments end with the win reward (none if it failed)."""
+        if e.error:
+            errors.append(f"{e.battle}: {e.error}")
+        for side, seat in battle.seats.items():
+            score = np.nan if e.error else 0.5 if not e.winner else float(e.winner == side)
+            if seat.learner and seat.segment:
+                if not e.error:
+                    seat.segment[-1].reward += (2 * score - 1) * self.cfg["rewards"]["win"]
+                shipped.append((seat.learner, seat.segment, True, 0.0, score))
+                seat.segment = []
+        if not e.error:
+            m = battle.matchup
+            results.append((m.kind, m.learner, m.opponent,
+                            0.5 if not e.winner else float(e.winner == battle.learner_side)))
+
+    def act(self, step) -> tuple[list, int]:
+        """Chooses for every waiting decision; records learner transitions. -> (actions, the
+        number of learner transitions recorded)."""
+        learned = 0
+        groups: dict[str, list] = {}
+        for k, d in enumerate(step.decisions):
+            battle = self.battles.get(d.battle)
+            if battle is None:
+                continue
+            groups.setdefault(battle.seats[d.side].controller, []).append(k)
+        actions = []
+        for controller, ks in groups.items():
+            ds = [step.decisions[k] for k in ks]
+            rows = [d.row for d in ds]
+            model = self.model_for(controller)
+            if model is None:
+                keys = [(d.battle, d.side) for d in ds]
+                obs = {n: v[rows] for n, v in step.obs.items()}
+                chosen = self.player_for(controller).act(Decisions(keys, obs, self.sim))
+                actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
+                continue
+            learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
+            obs = {n: v[rows] for n, v in step.obs.items()}
+            priv = None
+            if any(learning):
+                prow = [d.priv if d.priv >= 0 else d.row for d in ds]
+                priv = {n: v[prow] for n, v in step.obs.items()}
+            with torch.no_grad():
+                logits, value, _ = model(to_tensors(obs), to_tensors(priv) if priv is not None else None)
+                logp_all = torch.log_softmax(logits, -1)
+                chosen = torch.multinomial(logp_all.exp(), 1, generator=self.torch_rng).squeeze(-1)
+                logp = logp_all.gather(1, chosen.unsqueeze(1)).squeeze(1).numpy()
+            chosen = chosen.numpy()
+            actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
+            if not any(learning):
+                continue
+            learned += sum(learning)
+            raw = self.sim.records([d.row for d in ds])
+            raw_priv = self.sim.records([d.priv if d.priv >= 0 else d.row for d in ds])
+            phi = shaping_features(step.obs, rows)
+            values = value.numpy()
+            for j, d in enumerate(ds):
+                if not learning[j]:
+                    continue
+                seat = self.battles[d.battle].seats[d.side]
+                if seat.segment:
+                    prev = seat.segment[-1]
+                    prev.reward += self.shaped(prev.phi, phi[j])
+                seat.segment.append(Transition(raw[j], raw_priv[j] if d.priv >= 0 else np.zeros_like(raw[j]),
+                                               int(chosen[j]), float(logp[j]), float(values[j]), phi[j]))
+        return actions, learned
+
+    def shaped(self, before: np.ndarray, after: np.ndarray) -> float:
+        w = self.cfg["rewards"]
+        own_lost, foe_lost = before[0] - after[0], before[1] - after[1]
+        own_fainted, foe_fainted = after[2] - before[2], after[3] - before[3]
+        return float(w["damage_dealt"] * foe_lost - w["damage_taken"] * own_lost
+                     + w["faint_dealt"] * foe_fainted - w["faint_taken"] * own_fainted)
+
+    def package(self, shipped, results, decisions, errors, seconds, plan) -> Rollout:
+        """Ships finished segments whole, and every open segment but its last transition (its
+        value bootstraps the rest; it stays for the next rollout)."""
+        for battle in self.battles.values():
+            for seat in battle.seats.values():
+                if seat.learner and len(seat.segment) > 1:
+                    last = seat.segment[-1]
+                    shipped.append((seat.learner, seat.segment[:-1], False, last.value, np.nan))
+                    seat.segment = [last]
+        cols = {k: [] for k in ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns",
+                                "raw_returns", "outcomes", "learner")}
+        for learner, seg, done, bootstrap, outcome in shipped:
+            rewards = np.array([t.reward for t in seg])
+            values = np.array([t.value for t in seg])
+            dones = np.zeros(len(seg))
+            dones[-1] = 1.0 if done else 0.0
+            adv, ret = gae(rewards / self.reward_scale, values, dones, bootstrap, plan["gamma"], plan["lam"])
+            _, raw_ret = gae(rewards, np.zeros(len(seg)), dones, 0.0, plan["gamma"], 1.0)
+            cols["obs"].append(np.stack([t.obs for t in seg]))
+            cols["priv"].append(np.stack([t.priv for t in seg]))
+            cols["actions"].append(np.array([t.action for t in seg], dtype=np.int64))
+            cols["logprobs"].append(np.array([t.logprob for t in seg], dtype=np.float32))
+            cols["values"].append(values.astype(np.float32))
+            cols["advantages"].append(adv.astype(np.float32))
+            cols["returns"].append(ret.astype(np.float32))
+            cols["raw_returns"].append(raw_ret.astype(np.float32))
+            cols["outcomes"].append(np.full(len(seg), outcome, dtype=np.float32))
+            cols["learner"].append(np.full(len(seg), LEARNERS.index(learner), dtype=np.int8))
+        size = self.contract.record_bytes
+        empty = {"obs": np.zeros((0, size), np.uint8), "priv": np.zeros((0, size), np.uint8)}
+        arrays = {k: np.concatenate(v) if v else empty.get(k, np.zeros(0, np.float32)) for k, v in cols.items()}
+        return Rollout(**arrays, results=results, decisions=decisions, errors=errors, seconds=seconds)
+
+    def close(self):
+        self.sim.abort()
+
+
+def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
+    """Plays job['indices'] battles of learner job['learner'] (sampling its policy) against
+    job['opponent'] (a scripted player or a model file); -> the learner's scores."""
+    from metapvp.arena import play
+    from metapvp.models.player import NeuralPlayer
+    worker.set_weights(job.get("weights", {}))
+    a = NeuralPlayer(worker.learners[job["learner"]], seed=int(worker.rng.integers(1 << 31)))
+    opp = worker.model_for(job["opponent"])
+    b = NeuralPlayer(opp, seed=int(worker.rng.integers(1 << 31))) if opp is not None else worker.player_for(job["opponent"])
+    if getattr(worker, "eval_sim", None) is None:
+        worker.eval_sim = Simulator(worker.cfg["contract"])
+    scores = []
+    for r in play(a, b, worker.cfg["format"], job["indices"], seed=job["seed"], backend=worker.eval_sim,
+                  prefix=f"eval{worker.index}"):
+        if r.winner is not None:
+            scores.append(1.0 if r.winner == "a" else 0.5 if r.winner == "tie" else 0.0)
+    return scores

@@ -1,0 +1,335 @@
+"""The self-play PPO loop: collect rollouts from the workers, update each learner, keep the
+league and the Elo table, evaluate, checkpoint.
+
+Run directory:
+  config.yml               the resolved experiment
+  checkpoints/model-N.zip  model files of the main policy (the last `keep`), model-latest.zip
+  checkpoints/state.json   counters, league, Elo, random state; trainer.pt: optimiser states
+  league/                  snapshots the league samples from
+  metrics.csv, tb/, winrate.png, elo.json
+Every file is written atomically, and a checkpoint is written on the way out, Ctrl-C included."""
+from __future__ import annotations
+
+import io
+import json
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+import yaml
+from tqdm import tqdm
+
+from metapvp import contract as contracts
+from metapvp.models import load_model, new_model, save_model
+from metapvp.training.config import schedule
+from metapvp.training.league import Elo, League
+from metapvp.training.metrics import Metrics
+from metapvp.training.ppo import ppo_update
+from metapvp.training.rollout import LEARNERS, Matchup
+from metapvp.training.workers import WorkerPool
+
+
+class TrainingError(RuntimeError):
+    """A run that cannot start or go on (bad run directory, missing checkpoint)."""
+
+
+class Learner:
+    """One policy being trained, with its optimiser."""
+
+    def __init__(self, name: str, model, cfg: dict, device: str):
+        self.name = name
+        self.model = model.to(device)
+        self.optimizer = torch.optim.Adam(self.model.parameters(), lr=cfg["ppo"]["learning_rate"], eps=1e-5)
+        self.updates = 0
+
+    def weights(self) -> bytes:
+        buf = io.BytesIO()
+        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, buf)
+        return buf.getvalue()
+
+
+class Trainer:
+    def __init__(self, cfg: dict, outdir, resume: bool = False):
+        self.cfg = cfg
+        self.outdir = Path(outdir)
+        self.ckpt = self.outdir / "checkpoints"
+        self.device = cfg["device"]
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
+        if cfg["torch_threads"]:
+            torch.set_num_threads(cfg["torch_threads"])
+        self.contract = contracts.load(cfg["contract"])
+        has_ckpt = (self.ckpt / "state.json").exists()
+        if resume and not has_ckpt:
+            raise TrainingError(f"--resume: no checkpoint in {self.ckpt}")
+        if not resume and has_ckpt:
+            raise TrainingError(f"{self.outdir} already holds a run: pass --resume to continue it, "
+                                f"or choose another directory")
+        self.outdir.mkdir(parents=True, exist_ok=True)
+        (self.outdir / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+        torch.manual_seed(cfg["seed"])
+        self.rng = np.random.default_rng(cfg["seed"])
+        self.generator = torch.Generator().manual_seed(cfg["seed"])
+        preset = cfg["model"]["preset"]
+        self.learners = {"main": Learner("main", new_model(self.contract, preset), cfg, self.device)}
+        if cfg["opponents"]["exploiter"] > 0:
+            self.learners["exploiter"] = Learner("exploiter", new_model(self.contract, preset), cfg, self.device)
+        self.league = League(cfg["league"]["max_snapshots"], cfg["league"]["quality_lr"])
+        self.elo = Elo(anchors={"random": 1000.0} if "random" in cfg["eval"]["opponents"] else {})
+        self.decisions = 0          # learner transitions trained on
+        self.updates = 0
+        self.seconds = 0.0          # wall time of earlier sessions of this run
+        self.return_stats = [0.0, 1.0, 1e-4]  # mean, var, count of raw returns (reward normalisation)
+        self.last_eval: dict[str, float] = {}
+        if resume:
+            self.load()
+
+    # --- the loop --------------------------------------------------------------------------
+    def train(self):
+        cfg = self.cfg
+        self.metrics = Metrics(self.outdir)
+        pool = WorkerPool(cfg, cfg["workers"])
+        started = time.perf_counter()
+        bar = tqdm(total=cfg["total_decisions"], initial=min(self.decisions, cfg["total_decisions"]),
+                   unit="dec", dynamic_ncols=True)
+        try:
+            while self.decisions < cfg["total_decisions"]:
+                elapsed = self.seconds + time.perf_counter() - started
+                if cfg["max_minutes"] is not None and elapsed > cfg["max_minutes"] * 60:
+                    break
+                info = self.iteration(pool)
+                bar.update(info["new"])
+                bar.set_postfix_str(self.postfix(info))
+                if self.updates % cfg["league"]["snapshot_every"] == 0:
+                    self.snapshot("main")
+                if "exploiter" in self.learners and self.updates % cfg["exploiter"]["snapshot_every"] == 0:
+                    self.snapshot("exploiter")
+                if self.updates % cfg["eval"]["every"] == 0:
+                    self.evaluate(pool)
+                if self.updates % cfg["checkpoint"]["every"] == 0:
+                    self.save(started)
+        finally:
+            bar.close()
+            try:
+                if self.updates:
+                    self.save(started)
+            finally:
+                pool.close()
+                self.metrics.close()
+        return self.outdir / "checkpoints" / "model-latest.zip"
+
+    def iteration(self, pool: WorkerPool) -> dict:
+        t0 = time.perf_counter()
+        plans = self.plans(pool.size)
+        rollouts = pool.run("collect", plans)
+        t1 = time.perf_counter()
+        self.record_results(rollouts)
+        batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
+                 ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
+                  "outcomes", "learner")}
+        self.update_return_stats(batch["raw_returns"])
+        progress = self.decisions / self.cfg["total_decisions"]
+        ppo = self.cfg["ppo"]
+        lr = schedule(ppo["lr_schedule"], ppo["learning_rate"], ppo["learning_rate"] * ppo["lr_final_fraction"], progress)
+        ent = schedule(ppo["entropy_schedule"], ppo["entropy_coef"], ppo["entropy_final"], progress)
+        stats = {}
+        for i, name in enumerate(LEARNERS):
+            rows = np.flatnonzero(batch["learner"] == i)
+            if name not in self.learners or len(rows) == 0:
+                continue
+            learner = self.learners[name]
+            data = self.tensors(batch, rows)
+            learner.model.update_norms({k: v.to(self.device) for k, v in data["obs"].items()})
+            for g in learner.optimizer.param_groups:
+                g["lr"] = lr
+            out = ppo_update(learner.model, learner.optimizer, data, ppo, ent, self.generator, self.device)
+            learner.updates += 1
+            prefix = "losses/" if name == "main" else f"{name}/"
+            stats.update({f"{prefix}{k}": v for k, v in out.items()})
+        t2 = time.perf_counter()
+        n_main = int((batch["learner"] == 0).sum())
+        self.decisions += n_main
+        self.updates += 1
+        errors = sum(len(r.errors) for r in rollouts)
+        rollout_decisions = sum(r.decisions for r in rollouts)
+        values = {
+            **stats,
+            "charts/learning_rate": lr, "charts/entropy_coef": ent,
+            "charts/decisions_per_s": len(batch["actions"]) / (t2 - t0),
+            "charts/rollout_decisions_per_s": len(batch["actions"]) / (t1 - t0),
+            "charts/all_seats_decisions_per_s": rollout_decisions / (t1 - t0),
+            "charts/rollout_seconds": t1 - t0, "charts/learn_seconds": t2 - t1,
+            "charts/battles": sum(len(r.results) for r in rollouts), "charts/battle_errors": errors,
+            "charts/reward_scale": self.reward_scale(), "charts/updates": self.updates,
+        }
+        for kind in ("pure", "past", "target", "baseline", "exploiter"):
+            scores = [s for r in rollouts for (k, _, _, s) in r.results if k == kind]
+            if scores and kind != "pure":
+                values[f"rollout/score_vs_{kind}"] = float(np.mean(scores))
+        self.metrics.log(self.decisions, values)
+        return {"new": n_main, "dps": values["charts/decisions_per_s"], "errors": errors}
+
+    def plans(self, workers: int) -> list[dict]:
+        cfg = self.cfg
+        shares = dict(cfg["opponents"])
+        matchups, weights = [], []
+
+        def add(m, w):
+            matchups.append(m)
+            weights.append(w)
+        snaps = self.league.sample(cfg["league"]["sample"], self.rng)
+        if not snaps:
+            shares["pure"] += shares["past"]
+            shares["past"] = 0
+        if shares["pure"]:
+            add(Matchup("pure", "main", "main"), shares["pure"])
+        for s in snaps:
+            add(Matchup("past", "main", s["path"]), shares["past"] / len(snaps))
+        for path in cfg["targets"]:
+            add(Matchup("target", "main", str(path)), shares["target"] / len(cfg["targets"]))
+        for name in cfg["baselines"]:
+            if shares["baseline"]:
+                add(Matchup("baseline", "main", name), shares["baseline"] / len(cfg["baselines"]))
+        if shares["exploiter"]:
+            add(Matchup("exploiter", "exploiter", "main"), shares["exploiter"])
+        weights_blobs = {name: l.weights() for name, l in self.learners.items()}
+        return [{"weights": weights_blobs, "matchups": matchups, "shares": weights,
+                 "decisions": cfg["rollout"]["decisions_per_worker"], "reward_scale": self.reward_scale(),
+                 "gamma": cfg["ppo"]["gamma"], "lam": cfg["ppo"]["gae_lambda"]} for _ in range(workers)]
+
+    def record_results(self, rollouts):
+        names = {s["path"]: s["name"] for s in self.league.snapshots}
+        for r in rollouts:
+            for kind, learner, opponent, score in r.results:
+                if kind == "pure":
+                    continue
+                if kind == "past":
+                    self.league.record(opponent, score)
+                self.elo.update(learner, names.get(opponent, Path(opponent).stem if opponent.endswith(".zip")
+                                                   else opponent), score)
+
+    def tensors(self, batch: dict, rows: np.ndarray) -> dict:
+        def features(raw):
+            views = self.contract.views(np.ascontiguousarray(raw[rows]), len(rows))
+            return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
+        out = {"obs": features(batch["obs"]), "priv": features(batch["priv"])}
+        for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes"):
+            out[k] = torch.from_numpy(np.ascontiguousarray(batch[k][rows]))
+        return out
+
+    def update_return_stats(self, raw_returns: np.ndarray):
+        if not self.cfg["ppo"]["normalize_rewards"] or len(raw_returns) == 0:
+            return
+        mean, var, count = self.return_stats
+        n, bm, bv = len(raw_returns), float(raw_returns.mean()), float(raw_returns.var())
+        total = count + n
+        delta = bm - mean
+        m2 = var * count + bv * n + delta ** 2 * count * n / total
+        self.return_stats = [mean + delta * n / total, m2 / total, total]
+
+    def reward_scale(self) -> float:
+        if not self.cfg["ppo"]["normalize_rewards"]:
+            return 1.0
+        return float(math.sqrt(self.return_stats[1]) + 1e-8)
+
+    # --- league, evaluation ----------------------------------------------------------------
+    def snapshot(self, learner: str):
+        name = f"{learner}-{self.updates:06d}"
+        path = self.outdir / "league" / f"{name}.zip"
+        save_model(path, self.learners[learner].model, self.contract, format=self.cfg["format"],
+                   steps=self.decisions, updates=self.updates, learner=learner)
+        dropped = self.league.snapshots[0] if len(self.league.snapshots) >= self.league.max_snapshots else None
+        self.league.add(str(path), name, self.updates)
+        self.elo.copy_rating(learner, name)
+        if dropped and Path(dropped["path"]).exists():
+            Path(dropped["path"]).unlink()
+
+    def evaluate(self, pool: WorkerPool):
+        cfg = self.cfg["eval"]
+        opponents = list(cfg["opponents"])
+        opponents += [s["path"] for s in self.league.snapshots[-cfg["league_latest"]:]] if cfg["league_latest"] else []
+        names = {s["path"]: s["name"] for s in self.league.snapshots}
+        weights = {"main": self.learners["main"].weights()}
+        values = {}
+        for k, opp in enumerate(opponents):
+            shares = np.array_split(np.arange(cfg["battles"]), pool.size)
+            jobs = [{"weights": weights, "learner": "main", "opponent": opp, "indices": s.tolist(),
+                     "seed": self.cfg["seed"] * 7919 + self.updates * 101 + k} for s in shares if len(s)]
+            scores = [x for part in pool.run("evaluate", jobs) for x in part]
+            name = names.get(opp, opp)
+            for x in scores:
+                self.elo.update("main", name, x)
+            if scores:
+                label = "league" if opp in names else name
+                rate = float(np.mean(scores))
+                values[f"eval/winrate_{label}" if label != "league" else f"eval/league_{name}"] = rate
+                if label != "league":
+                    self.last_eval[label] = rate
+        for name, rating, _ in self.elo.table():
+            if name == "main" or name in cfg["opponents"]:
+                values[f"elo/{name}"] = rating
+        self.metrics.log(self.decisions, values)
+        self.metrics.plot()
+        _write_json(self.outdir / "elo.json", [{"name": n, "elo": round(r, 1), "games": g}
+                                               for n, r, g in self.elo.table()])
+
+    def postfix(self, info: dict) -> str:
+        wr = " ".join(f"{k}={v:.2f}" for k, v in self.last_eval.items())
+        return f"upd={self.updates} {info['dps']:.0f} dec/s {wr}".strip()
+
+    # --- checkpoints -----------------------------------------------------------------------
+    def save(self, started: float):
+        self.ckpt.mkdir(parents=True, exist_ok=True)
+        info = {"format": self.cfg["format"], "steps": self.decisions, "updates": self.updates}
+        path = save_model(self.ckpt / f"model-{self.updates:06d}.zip", self.learners["main"].model,
+                          self.contract, **info)
+        save_model(self.ckpt / "model-latest.zip", self.learners["main"].model, self.contract, **info)
+        extra = {name: {"optimizer": l.optimizer.state_dict(), "updates": l.updates,
+                        "model": l.model.state_dict() if name != "main" else None}
+                 for name, l in self.learners.items()}
+        buf = io.BytesIO()
+        torch.save(extra, buf)
+        _write_bytes(self.ckpt / "trainer.pt", buf.getvalue())
+        state = {"decisions": self.decisions, "updates": self.updates,
+                 "seconds": self.seconds + time.perf_counter() - started,
+                 "return_stats": self.return_stats, "league": self.league.state(), "elo": self.elo.state(),
+                 "last_eval": self.last_eval, "rng": self.rng.bit_generator.state}
+        _write_json(self.ckpt / "state.json", state)
+        kept = sorted(self.ckpt.glob("model-[0-9]*.zip"))
+        for old in kept[:-self.cfg["checkpoint"]["keep"]]:
+            old.unlink()
+        return path
+
+    def load(self):
+        state = json.loads((self.ckpt / "state.json").read_text())
+        model, _ = load_model(self.ckpt / "model-latest.zip", self.contract)
+        main = self.learners["main"]
+        main.model.load_state_dict(model.state_dict())
+        extra = torch.load(self.ckpt / "trainer.pt", weights_only=True, map_location=self.device)
+        for name, saved in extra.items():
+            if name not in self.learners:
+                continue
+            if saved.get("model") is not None:
+                self.learners[name].model.load_state_dict(saved["model"])
+            self.learners[name].optimizer.load_state_dict(saved["optimizer"])
+            self.learners[name].updates = saved["updates"]
+        self.decisions, self.updates = state["decisions"], state["updates"]
+        self.seconds = state.get("seconds", 0.0)
+        self.return_stats = state["return_stats"]
+        self.league.load(state["league"])
+        self.elo.load(state["elo"])
+        self.last_eval = state.get("last_eval", {})
+        self.rng.bit_generator.state = state["rng"]
+
+
+def _write_bytes(path: Path, data: bytes):
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+
+
+def _write_json(path: Path, obj):
+    _write_bytes(path, json.dumps(obj, indent=1).encode())

@@ -1,0 +1,93 @@
+"""Rollout workers in their own processes (each with its own V8 context), or in the learner's
+process when there are none. Commands go to all workers at once and their replies are
+gathered; a worker that fails reports its traceback, and every child is reaped on close."""
+from __future__ import annotations
+
+import multiprocessing as mp
+import signal
+import traceback
+
+from metapvp.training.rollout import RolloutWorker, evaluate
+
+COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate}
+
+
+class WorkerError(RuntimeError):
+    """A rollout worker failed; the message carries its traceback."""
+
+
+def _serve(cfg: dict, index: int, conn):
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner handles Ctrl-C and closes us
+    try:
+        worker = RolloutWorker(cfg, index)
+    except Exception:  # noqa: BLE001 -- reported to the learner
+        conn.send(("error", traceback.format_exc()))
+        return
+    conn.send(("ready", None))
+    while True:
+        try:
+            cmd, arg = conn.recv()
+        except EOFError:
+            break
+        if cmd == "close":
+            break
+        try:
+            conn.send(("ok", COMMANDS[cmd](worker, arg)))
+        except Exception:  # noqa: BLE001 -- reported to the learner
+            conn.send(("error", traceback.format_exc()))
+    worker.close()
+
+
+class WorkerPool:
+    def __init__(self, cfg: dict, count: int):
+        self.local = RolloutWorker(cfg, 0) if count == 0 else None
+        self.procs, self.conns = [], []
+        ctx = mp.get_context("spawn")
+        for i in range(count):
+            parent, child = ctx.Pipe()
+            p = ctx.Process(target=_serve, args=(cfg, i, child), daemon=True, name=f"rollout-{i}")
+            p.start()
+            self.procs.append(p)
+            self.conns.append(parent)
+        try:
+            for i, conn in enumerate(self.conns):
+                self._reply(i, conn)
+        except BaseException:
+            self.close()
+            raise
+
+    @property
+    def size(self) -> int:
+        return max(1, len(self.conns))
+
+    def run(self, cmd: str, args: list) -> list:
+        """Runs `cmd` with args[i] on worker i, all at once; -> their results in order."""
+        if self.local is not None:
+            return [COMMANDS[cmd](self.local, args[0])]
+        for conn, arg in zip(self.conns, args):
+            conn.send((cmd, arg))
+        return [self._reply(i, conn) for i, conn in enumerate(self.conns[:len(args)])]
+
+    def _reply(self, i: int, conn):
+        try:
+            kind, payload = conn.recv()
+        except EOFError:
+            raise WorkerError(f"rollout worker {i} died (exit code {self.procs[i].exitcode})") from None
+        if kind == "error":
+            raise WorkerError(f"rollout worker {i} failed:\n{payload}")
+        return payload
+
+    def close(self):
+        if self.local is not None:
+            self.local.close()
+        for conn in self.conns:
+            try:
+                conn.send(("close", None))
+            except (OSError, BrokenPipeError):
+                pass
+        for p in self.procs:
+            p.join(timeout=10)
+            if p.is_alive():
+                p.kill()
+                p.join()
+        self.procs, self.conns = [], []
