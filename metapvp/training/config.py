@@ -85,13 +85,28 @@ def _merge_raw(into: dict, new: dict):
 def _merge(into: dict, new: dict, where: str, prefix: str = ""):
     for k, v in new.items():
         if k not in into:
-            raise ConfigError(f"{where}: unknown setting {prefix}{k!r} (known here: {', '.join(into)})")
+            raise ConfigError(f"{where}: unknown setting '{prefix}{k}' (known here: {', '.join(into)})")
         if isinstance(into[k], dict):
             if not isinstance(v, dict):
                 raise ConfigError(f"{where}: {prefix}{k} must be a mapping, got {v!r}")
             _merge(into[k], v, where, f"{prefix}{k}.")
         else:
-            into[k] = v
+            into[k] = _coerce(into[k], v, where, f"{prefix}{k}")
+
+
+def _coerce(default, value, where: str, key: str):
+    """YAML reads 1e-4 as a string: numbers are numbers wherever a number is expected."""
+    numeric = default is None or (isinstance(default, (int, float)) and not isinstance(default, bool))
+    if numeric and isinstance(value, str):
+        try:
+            return int(value)
+        except ValueError:
+            try:
+                return float(value)
+            except ValueError:
+                if default is not None:
+                    raise ConfigError(f"{where}: {key} must be a number, got {value!r}") from None
+    return value
 
 
 def parse_overrides(args: list[str]) -> dict:

@@ -1,0 +1,223 @@
+"""The policy network, PPO pieces, model files and the training script, on real battles."""
+import io
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from metapvp import ROOT
+from metapvp.contract import load
+from metapvp.engine import Simulator
+from metapvp.exe import integrated_rl_script
+from metapvp.models import ModelError, load_model, new_model, save_model
+from metapvp.models.player import load_player, to_tensors
+from metapvp.players import make_player
+from metapvp.training.config import ConfigError, load_expt, parse_overrides
+from metapvp.training.league import Elo, League
+from metapvp.training.ppo import gae
+from metapvp.training.trainer import Trainer, TrainingError
+
+
+def real_decisions(battles=24, privileged=False):
+    """Observations of real decision points: battle starts and a few random turns."""
+    sim = Simulator()
+    step = sim.start([{"id": f"t{i}", "format": "gen9randombattle", "seed": f"5,6,7,{i}",
+                       "privileged": privileged} for i in range(battles)])
+    rng = np.random.default_rng(0)
+    for _ in range(6):  # some turns in, so forced switches and fainted Pokemon appear
+        acts = [(d.battle, d.side, int(rng.choice(np.flatnonzero(step.obs["action.mask"][d.row]))))
+                for d in step.decisions]
+        step = sim.step(acts)
+    rows = [d.row for d in step.decisions]
+    obs = {k: np.ascontiguousarray(v[rows]) for k, v in step.obs.items()}
+    priv = {k: np.ascontiguousarray(v[[d.priv for d in step.decisions]]) for k, v in step.obs.items()} if privileged else None
+    sim.abort()
+    return obs, priv
+
+
+class NetworkTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        torch.manual_seed(0)
+        cls.contract = load()
+        cls.model = new_model(cls.contract).eval()
+        cls.obs, cls.priv = real_decisions(privileged=True)
+
+    def test_masked_head_gives_illegal_actions_no_probability(self):
+        with torch.no_grad():
+            logits, value, win = self.model(to_tensors(self.obs), to_tensors(self.priv))
+        probs = torch.softmax(logits, -1).numpy()
+        mask = self.obs["action.mask"].astype(bool)
+        self.assertTrue((~mask).any() and mask.any())
+        self.assertEqual(probs[~mask].max(), 0.0)
+        np.testing.assert_allclose(probs.sum(-1), 1.0, rtol=1e-5)
+        draws = torch.multinomial(torch.softmax(logits, -1), 200, replacement=True).numpy()
+        self.assertTrue(mask[np.arange(len(mask))[:, None], draws].all())
+        self.assertEqual(value.shape, (len(mask),))
+        self.assertEqual(win.shape, (len(mask),))
+
+    def test_actor_ignores_privileged_input(self):
+        with torch.no_grad():
+            with_priv, v1, _ = self.model(to_tensors(self.obs), to_tensors(self.priv))
+            without, v0, _ = self.model(to_tensors(self.obs))
+        torch.testing.assert_close(with_priv, without)
+        self.assertFalse(torch.allclose(v1, v0))  # the critic does read it
+
+    def test_torchscript_matches_eager(self):
+        scripted = torch.jit.script(self.model)
+        with torch.no_grad():
+            a = self.model(to_tensors(self.obs), to_tensors(self.priv))
+            b = scripted(to_tensors(self.obs), to_tensors(self.priv))
+        for x, y in zip(a, b):
+            torch.testing.assert_close(x, y)
+
+    def test_model_file_round_trip_and_contract_hash(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = save_model(Path(tmp) / "m.zip", self.model, self.contract, format="gen9randombattle", steps=7)
+            with zipfile.ZipFile(path) as z:
+                self.assertEqual(sorted(z.namelist()), ["metadata.json", "obs_norm.pt", "weights.pt"])
+                meta = json.loads(z.read("metadata.json"))
+            self.assertEqual(meta["contract"], {"name": "singles-v1", "hash": self.contract.hash})
+            self.assertEqual((meta["preset"], meta["steps"]), ("small", 7))
+            loaded, _ = load_model(path)
+            with torch.no_grad():
+                torch.testing.assert_close(loaded(to_tensors(self.obs))[0], self.model(to_tensors(self.obs))[0])
+            # the same file, but recording another contract's hash, is refused
+            bad = Path(tmp) / "other-contract.zip"
+            with zipfile.ZipFile(path) as src, zipfile.ZipFile(bad, "w") as dst:
+                for name in src.namelist():
+                    data = src.read(name)
+                    if name == "metadata.json":
+                        meta["contract"]["hash"] = "0" * 64
+                        data = json.dumps(meta).encode()
+                    dst.writestr(name, data)
+            with self.assertRaisesRegex(ModelError, "hash 000000000000.*cannot play here"):
+                load_player(bad)
+            with self.assertRaisesRegex(ModelError, "hash"):
+                make_player(str(bad))
+            (Path(tmp) / "junk.zip").write_bytes(b"not a zip")
+            with self.assertRaisesRegex(ModelError, "not a model file"):
+                load_model(Path(tmp) / "junk.zip")
+
+
+class PPOPiecesTest(unittest.TestCase):
+    def test_gae_matches_hand_computation(self):
+        # gamma 0.9, lambda 0.8; the battle ends after the third step:
+        # d2 = 1 - 0.6 = 0.4                      A2 = 0.4
+        # d1 = 0 + 0.9 * 0.6 - 0.4 = 0.14         A1 = 0.14 + 0.72 * 0.4 = 0.428
+        # d0 = 0 + 0.9 * 0.4 - 0.5 = -0.14        A0 = -0.14 + 0.72 * 0.428 = 0.16816
+        adv, ret = gae([0, 0, 1], [0.5, 0.4, 0.6], [0, 0, 1], last_value=123.0, gamma=0.9, lam=0.8)
+        np.testing.assert_allclose(adv, [0.16816, 0.428, 0.4])
+        np.testing.assert_allclose(ret, [0.66816, 0.828, 1.0])
+        # cut short instead: the last step bootstraps from last_value = 0.5
+        # d2 = 1 + 0.45 - 0.6 = 0.85; A1 = 0.14 + 0.72 * 0.85 = 0.752; A0 = -0.14 + 0.72 * 0.752
+        adv, _ = gae([0, 0, 1], [0.5, 0.4, 0.6], [0, 0, 0], last_value=0.5, gamma=0.9, lam=0.8)
+        np.testing.assert_allclose(adv, [-0.14 + 0.72 * 0.752, 0.752, 0.85])
+
+    def test_league_sampling_and_quality(self):
+        league = League(max_snapshots=3, quality_lr=0.1)
+        for i in range(4):
+            league.add(f"s{i}.zip", f"s{i}", i)
+        self.assertEqual([s["name"] for s in league.snapshots], ["s1", "s2", "s3"])
+        league.record("s2.zip", 1.0)  # beaten: s2 becomes less likely
+        p = league.probabilities()
+        self.assertLess(p[1], p[0])
+        self.assertAlmostEqual(p[0], p[2])
+        picks = league.sample(2, np.random.default_rng(0))
+        self.assertEqual(len({s["name"] for s in picks}), 2)
+
+    def test_elo_anchor_and_updates(self):
+        elo = Elo(anchors={"random": 1000.0})
+        for _ in range(50):
+            elo.update("main", "random", 1.0)
+        self.assertEqual(elo.ratings["random"], 1000.0)
+        self.assertGreater(elo.ratings["main"], 1200)
+
+
+class ConfigTest(unittest.TestCase):
+    def test_import_override_and_errors(self):
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--ppo.learning_rate", "1e-4", "--seed=3"])
+        self.assertEqual(cfg["ppo"]["learning_rate"], 1e-4)
+        self.assertEqual(cfg["seed"], 3)
+        self.assertEqual(cfg["rewards"]["damage_dealt"], 0.1)   # from base.yml
+        self.assertEqual(cfg["total_decisions"], 1200)           # smoke.yml overrides base.yml
+        self.assertEqual(cfg["ppo"]["gamma"], 0.99)              # a default
+        with self.assertRaisesRegex(ConfigError, "unknown setting 'ppo.learning_rat'"):
+            load_expt(ROOT / "expts" / "smoke.yml", ["--ppo.learning_rat", "1"])
+        with self.assertRaisesRegex(ConfigError, "no experiment file"):
+            load_expt("expts/nope.yml")
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = Path(tmp) / "bad.yml"
+            bad.write_text("import: bad.yml\n")
+            with self.assertRaisesRegex(ConfigError, "import cycle"):
+                load_expt(bad)
+            bad.write_text("opponents: {pure: 0, past: 0}\n")
+            with self.assertRaisesRegex(ConfigError, "not all 0"):
+                load_expt(bad)
+        self.assertEqual(parse_overrides(["--a.b", "[1, 2]"]), {"a": {"b": [1, 2]}})
+
+
+class TrainingRunTest(unittest.TestCase):
+    """One smoke run, shared by the tests below (it takes about half a minute)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="metapvp-train-")
+        cls.out = Path(cls.tmp) / "run"
+        cls.rc = integrated_rl_script.main([str(ROOT / "expts" / "smoke.yml"), str(cls.out)])
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_smoke_run_writes_a_checkpoint_head2head_can_load(self):
+        self.assertEqual(self.rc, 0)
+        ckpt = self.out / "checkpoints"
+        for name in ("model-latest.zip", "state.json", "trainer.pt"):
+            self.assertTrue((ckpt / name).is_file(), name)
+        for name in ("config.yml", "metrics.csv", "winrate.png", "elo.json"):
+            self.assertTrue((self.out / name).is_file(), name)
+        self.assertTrue(any((self.out / "league").glob("exploiter-*.zip")))
+        state = json.loads((ckpt / "state.json").read_text())
+        self.assertGreaterEqual(state["decisions"], 1200)
+        rows = (self.out / "metrics.csv").read_text().splitlines()
+        self.assertIn("losses/policy_loss", rows[0])
+        self.assertIn("eval/winrate_random", rows[0])
+        proc = subprocess.run([sys.executable, str(ROOT / "metapvp/exe/head2head.py"), "--p1",
+                               str(ckpt / "model-latest.zip"), "--p2", "random", "--num-matches", "6",
+                               "--workers", "1", "--quiet"], capture_output=True, text=True, timeout=300)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        result = json.loads(proc.stdout.strip().splitlines()[-1])
+        self.assertEqual((result["matches"], result["errors"], result["invalid_choices"]), (6, 0, 0))
+        self.assertEqual(result["p1_wins"] + result["p2_wins"] + result["ties"], 6)
+
+    def test_resume_continues_with_optimiser_state(self):
+        self.assertEqual(self.rc, 0)
+        before = json.loads((self.out / "checkpoints" / "state.json").read_text())
+        # without --resume, an existing run is never overwritten
+        self.assertEqual(integrated_rl_script.main([str(ROOT / "expts" / "smoke.yml"), str(self.out)]), 2)
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--total_decisions", str(before["decisions"] + 300)])
+        trainer = Trainer(cfg, self.out, resume=True)
+        self.assertEqual((trainer.decisions, trainer.updates), (before["decisions"], before["updates"]))
+        opt = trainer.learners["main"].optimizer.state_dict()["state"]
+        self.assertTrue(opt and all(float(s["step"]) > 0 for s in opt.values()))
+        latest, _ = load_model(self.out / "checkpoints" / "model-latest.zip")
+        for k, v in latest.state_dict().items():
+            torch.testing.assert_close(trainer.learners["main"].model.state_dict()[k], v)
+        trainer.train()
+        after = json.loads((self.out / "checkpoints" / "state.json").read_text())
+        self.assertGreater(after["updates"], before["updates"])
+        self.assertGreater(after["decisions"], before["decisions"])
+        with self.assertRaisesRegex(TrainingError, "no checkpoint"):
+            Trainer(cfg, Path(self.tmp) / "empty", resume=True)
+
+
+if __name__ == "__main__":
+    unittest.main()
