@@ -7,8 +7,11 @@ else in the package; node runs with --preserve-symlinks so the package takes our
 root. config/config.js is the package's example config with bindaddress 127.0.0.1."""
 from __future__ import annotations
 
+import atexit
+import ctypes
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import time
@@ -61,6 +64,15 @@ def prepare_root(root: Path, port: int, throttle: bool = True) -> Path:
     return root
 
 
+def _die_with_parent():
+    """In the child, before exec: the kernel sends SIGTERM when the process that started the
+    server dies, however it dies, so a killed test run never leaves a server behind (Linux)."""
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
 class LocalServer:
     """Starts `pokemon-showdown start --no-security` on 127.0.0.1:port; stop() (or leaving the
     `with` block) stops it and reaps every process it started."""
@@ -90,8 +102,10 @@ class LocalServer:
             # the package's own node_modules is linked in; hoisted dependencies come from js/
             env={**os.environ, "NODE_PATH": str(ROOT / "js" / "node_modules")},
             cwd=self.root, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)  # its own process group, so stop() reaches its children
+            start_new_session=True,  # its own process group, so stop() reaches its children
+            preexec_fn=_die_with_parent)
         log.close()
+        atexit.register(self.stop)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:

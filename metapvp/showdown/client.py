@@ -1,0 +1,300 @@
+"""An asyncio Showdown client on `websockets`: connects, logs in, plays battles with a player,
+accepts or sends challenges, searches the ladder, and reconnects after a lost connection.
+
+Transport only: battle rooms' messages go to LiveBattles (metapvp/showdown/battles.py), which
+feeds them to the headless client in V8. Global messages are routed by their type."""
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import websockets
+
+from metapvp.players import Player
+from metapvp.showdown.battles import BattleState, LiveBattles, to_id
+from metapvp.showdown.login import LOGIN_SERVER, LoginError, assertion_for, trn
+
+log = logging.getLogger(__name__)
+
+
+class ShowdownError(RuntimeError):
+    """The server refused something the run needs (a name, a team, a format)."""
+
+
+@dataclass
+class ClientOptions:
+    url: str
+    username: str
+    password: str | None = None             # None: an unregistered name (servers without login security)
+    login_server: str = LOGIN_SERVER
+    max_concurrent: int = 1
+    team: str | None = None                 # packed team for formats with teams (sent with /utm)
+    greedy: bool = False
+    log_dir: Path | None = None             # each finished battle's messages, one file a battle
+    min_send_interval: float = 0.0          # seconds between messages (public servers throttle)
+    reconnect_attempts: int = 8
+    accept_formats: tuple = ()              # challenge_bot: formats it accepts
+    accept_from: tuple = ()                 # challenge_bot: user ids it accepts from (empty: anyone)
+
+
+@dataclass
+class Finished:
+    room: str
+    won: bool | None          # None: the battle failed (error) or had no winner
+    tie: bool
+    error: str | None
+    invalid: int
+    recovered: int
+    rating: tuple | None
+    seconds: float
+
+
+@dataclass
+class Stats:
+    finished: list = field(default_factory=list)
+    reconnects: int = 0
+
+
+class ShowdownClient:
+    def __init__(self, options: ClientOptions, player: Player, engine=None):
+        self.o = options
+        self.userid = to_id(options.username)
+        self.battles = LiveBattles(options.username, player, engine, options.greedy)
+        self.stats = Stats()
+        self.ws = None
+        self.logged_in = asyncio.Event()
+        self.changed = asyncio.Event()       # something happened a waiting task may care about
+        self.last_send = 0.0
+        self.send_lock = asyncio.Lock()
+        self.challenge_error: str | None = None
+        self.challenging: str | None = None  # the user we have an open challenge to
+        self.challenge_closed: float | None = None  # when our last challenge closed
+        self.done_rooms: set[str] = set()
+        self.closing = False
+
+    # --- connection ---------------------------------------------------------------------
+    async def run(self):
+        """Connects and reads until close(); reconnects with back-off when the connection drops."""
+        attempt = 0
+        while not self.closing:
+            try:
+                async with websockets.connect(self.o.url, max_size=2 ** 23, ping_interval=20,
+                                              open_timeout=10) as ws:
+                    self.ws = ws
+                    attempt = 0
+                    async for raw in ws:
+                        await self.on_message(raw if isinstance(raw, str) else raw.decode())
+            except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake, asyncio.TimeoutError) as e:
+                if self.closing:
+                    break
+                log.warning("%s: connection lost (%s)", self.o.username, e)
+            self.ws = None
+            self.logged_in.clear()
+            self.wake()
+            if self.closing:
+                break
+            attempt += 1
+            if attempt > self.o.reconnect_attempts:
+                raise ShowdownError(f"could not reconnect to {self.o.url} after {attempt - 1} attempts")
+            self.stats.reconnects += 1
+            await asyncio.sleep(min(0.5 * 2 ** (attempt - 1), 15.0))
+
+    async def close(self):
+        self.closing = True
+        if self.ws is not None:
+            await self.ws.close()
+
+    async def send(self, message: str):
+        async with self.send_lock:
+            wait = self.o.min_send_interval - (time.monotonic() - self.last_send)
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if self.ws is None:
+                return
+            try:
+                await self.ws.send(message)
+            except websockets.ConnectionClosed:
+                return
+            self.last_send = time.monotonic()
+
+    def wake(self):
+        self.changed.set()
+
+    async def wait_change(self, timeout: float):
+        self.changed.clear()
+        try:
+            await asyncio.wait_for(self.changed.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+
+    # --- messages -----------------------------------------------------------------------
+    async def on_message(self, raw: str):
+        room = ""
+        if raw.startswith(">"):
+            room, _, raw = raw[1:].partition("\n")
+        if room.startswith("battle-"):
+            await self.on_battle(room, raw)
+            return
+        for line in raw.split("\n"):
+            await self.on_global(line)
+
+    async def on_battle(self, room: str, message: str):
+        if room in self.done_rooms:   # what a room says after its battle was reported
+            return
+        if message.startswith("|deinit") or message.startswith("|noinit"):
+            self.finish(self.battles.drop(room, None if message.startswith("|deinit") else
+                                          f"room gone: {message.strip()}"))
+            return
+        new = room not in self.battles.battles
+        for out in self.battles.handle(room, message):
+            await self.send(out)
+        if new:
+            self.wake()
+        b = self.battles.battles[room]
+        if b.ended and not getattr(b, "reported", False):
+            self.finish(b)
+            await self.send(f"|/leave {room}")
+
+    async def on_global(self, line: str):
+        log.debug("%s < %s", self.o.username, line[:300])
+        if line.startswith("|challstr|"):
+            await self.login(line[len("|challstr|"):])
+        elif line.startswith("|updateuser|"):
+            parts = line.split("|")
+            name = parts[2].strip().lstrip("+%@*&#~ ").split("@")[0]
+            if to_id(name) == self.userid and parts[3] == "1" and not self.logged_in.is_set():
+                self.logged_in.set()
+                await self.on_login()
+        elif line.startswith("|nametaken|"):
+            raise ShowdownError(f"the server refused the name {self.o.username!r}: {line.split('|', 3)[-1]}")
+        elif line.startswith("|pm|"):
+            parts = line.split("|", 4)
+            if len(parts) == 5 and parts[4].startswith("/challenge"):
+                await self.on_challenge(to_id(parts[2]), to_id(parts[3]), parts[4][len("/challenge"):].strip())
+        elif line.startswith("|popup|"):
+            text = line[len("|popup|"):]
+            if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search")):
+                self.challenge_error = text.replace("||", " ")
+                self.wake()
+        elif "typing too quickly" in line:   # the server dropped a message: slow down
+            self.o.min_send_interval = max(0.3, self.o.min_send_interval * 2)
+            log.warning("%s: rate-limited; now %.1f s between messages", self.o.username, self.o.min_send_interval)
+        elif line.startswith("|updatesearch|"):
+            await self.on_search(json.loads(line[len("|updatesearch|"):]))
+
+    async def login(self, challstr: str):
+        if self.o.password is None:
+            await self.send(trn(self.o.username))
+            return
+        try:
+            assertion = await assertion_for(self.o.username, self.o.password, challstr, self.o.login_server)
+        except LoginError as e:
+            raise ShowdownError(str(e)) from None
+        await self.send(trn(self.o.username, assertion))
+
+    async def on_login(self):
+        """After each (re)connection: the team, and a rejoin of every battle still going (a
+        room that no longer exists answers |noinit| and its battle ends as an error)."""
+        if self.o.team:
+            await self.send(f"|/utm {self.o.team}")
+        for room, b in list(self.battles.battles.items()):
+            if not b.ended:
+                await self.send(f"|/join {room}")
+        self.wake()
+
+    async def on_search(self, data: dict):
+        """After a reconnection the server lists our running battles: rejoin those we knew."""
+        for room in (data.get("games") or {}):
+            if room in self.battles.battles and not self.battles.battles[room].ended:
+                await self.send(f"|/join {room}")
+
+    async def on_challenge(self, sender: str, receiver: str, spec: str):
+        """Challenges are private messages: `/challenge FORMAT|...` opens one, `/challenge`
+        alone closes it (accepted, rejected or cancelled)."""
+        fmt = spec.split("|")[0]
+        if sender == self.userid:
+            self.challenging = receiver if fmt else None
+            self.challenge_closed = None if fmt else time.monotonic()
+            self.wake()
+            return
+        if receiver != self.userid or not fmt:
+            return
+        ok_format = not self.o.accept_formats or fmt in self.o.accept_formats
+        ok_user = not self.o.accept_from or sender in self.o.accept_from
+        if ok_format and ok_user and self.running() < self.o.max_concurrent:
+            if self.o.team:
+                await self.send(f"|/utm {self.o.team}")
+            await self.send(f"|/accept {sender}")
+        else:
+            await self.send(f"|/reject {sender}")
+
+    def finish(self, b: BattleState | None):
+        if b is None or getattr(b, "reported", False):
+            return
+        b.reported = True
+        self.done_rooms.add(b.room)
+        won = self.battles.won(b)
+        self.stats.finished.append(Finished(b.room, won, b.winner == "" and not b.error, b.error,
+                                            b.invalid, b.recovered, b.rating, time.monotonic() - b.started))
+        if self.o.log_dir:
+            Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
+            (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")
+        self.battles.battles.pop(b.room, None)
+        self.wake()
+
+    def running(self) -> int:
+        return sum(1 for b in self.battles.battles.values() if not b.ended)
+
+    # --- what a run does --------------------------------------------------------------------
+    async def play(self, fmt: str, total: int, opponent: str | None = None, timeout: float = 3600.0,
+                   pending_timeout: float = 60.0) -> list[Finished]:
+        """Starts `total` battles, keeping at most max_concurrent running: ladder searches
+        (`/search`), or challenges to `opponent`. Returns them once all have ended (failed
+        ones as errors)."""
+        before = set(self.battles.battles)
+        started: set[str] = set()
+        pending_since = None              # a search or challenge is out since then
+        deadline = time.monotonic() + timeout
+
+        def done():
+            return [f for f in self.stats.finished if f.room in started]
+        while len(done()) < total:
+            if time.monotonic() > deadline:
+                raise ShowdownError(f"{total} battles did not finish within {timeout:.0f} s")
+            if not self.logged_in.is_set():
+                pending_since = None
+                await self.wait_change(1.0)
+                continue
+            new = [r for r in self.battles.battles if r not in started and r not in before]
+            if new:
+                started.update(new)
+                pending_since = None
+            if self.challenge_error:      # a cooldown or a rate limit: back off, then try again
+                log.info("%s: %s", self.o.username, self.challenge_error)
+                self.challenge_error = None
+                pending_since = None
+                await asyncio.sleep(2.0)
+                continue
+            if (pending_since is not None and opponent and self.challenging is None and self.challenge_closed
+                    and time.monotonic() - self.challenge_closed > 5.0):
+                pending_since = None      # closed with no battle: rejected
+            if pending_since is not None and time.monotonic() - pending_since > pending_timeout:
+                await self.send(f"|/cancelchallenge {opponent}" if opponent else "|/cancelsearch")
+                pending_since = None
+            if pending_since is None and len(started) < total and self.running() < self.o.max_concurrent:
+                self.challenge_closed = None
+                await self.send(f"|/challenge {opponent}, {fmt}" if opponent else f"|/search {fmt}")
+                pending_since = time.monotonic()
+            await self.wait_change(1.0)
+        return done()
+
+    async def serve(self, total: int | None = None):
+        """challenge_bot: accepts challenges (see on_challenges) until `total` battles have
+        finished, or forever."""
+        while total is None or len(self.stats.finished) < total:
+            await self.wait_change(5.0)
+        return self.stats.finished
