@@ -1,0 +1,56 @@
+"""Serves a trained model's moves over TCP, as newline-delimited JSON (see metapvp/api/server.py
+for the request and reply shapes, and the README for an example client).
+
+    ./rp metapvp/exe/serve_api.py --model PATH [--host 127.0.0.1] [--port 5555]
+        [--max-battles 256] [--idle-seconds 900] [--max-line 8192] [--max-message 1048576]
+
+It binds to 127.0.0.1 unless told otherwise."""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+
+from metapvp.api.server import Limits, MoveApi, serve
+from metapvp.models import ModelError
+from metapvp.models.player import load_player
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--model", required=True, help="a model file (.zip) from integrated_rl_script.py")
+    p.add_argument("--host", default="127.0.0.1")
+    p.add_argument("--port", type=int, default=5555)
+    p.add_argument("--max-battles", type=int, default=256)
+    p.add_argument("--idle-seconds", type=float, default=900.0)
+    p.add_argument("--max-line", type=int, default=8192)
+    p.add_argument("--max-message", type=int, default=1 << 20)
+    p.add_argument("--seed", type=int, default=0)
+    args = p.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
+    try:
+        player = load_player(args.model, seed=args.seed)
+    except ModelError as e:
+        print(f"serve_api: {e}", file=sys.stderr)
+        return 2
+    api = MoveApi(player, Limits(args.max_battles, args.idle_seconds, args.max_line, args.max_message))
+
+    async def run():
+        ready = asyncio.get_running_loop().create_future()
+        task = asyncio.create_task(serve(api, args.host, args.port, ready))
+        port = await ready
+        print(f"serve_api: {args.model} on {args.host}:{port}", file=sys.stderr, flush=True)
+        await task
+    try:
+        asyncio.run(run())
+    except KeyboardInterrupt:
+        pass
+    except OSError as e:
+        print(f"serve_api: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,166 @@
+"""serve_api over real TCP: a whole battle from the official simulator (pokemon-showdown
+simulate-battle), both sides asking the API for every move, and bad requests answered with
+errors while the server goes on."""
+import asyncio
+import json
+import shutil
+import socket
+import subprocess
+import tempfile
+import threading
+import unittest
+from pathlib import Path
+
+from metapvp import ROOT
+from metapvp.api.server import Limits, MoveApi, serve
+from metapvp.contract import load
+from metapvp.models import new_model, save_model
+from metapvp.models.player import load_player
+
+PS = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
+
+
+class ApiClient:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+        self.file = self.sock.makefile("rwb")
+
+    def raw(self, data: bytes) -> dict:
+        self.file.write(data)
+        self.file.flush()
+        return json.loads(self.file.readline())
+
+    def ask(self, obj) -> dict:
+        return self.raw((json.dumps(obj) + "\n").encode())
+
+    def close(self):
+        self.file.close()
+        self.sock.close()
+
+
+class ServeApiTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="metapvp-api-")
+        model = new_model(load())
+        path = save_model(Path(cls.tmp) / "model.zip", model, load(), format="gen9randombattle")
+        api = MoveApi(load_player(path), Limits(max_battles=4, max_line=4000, max_message=100_000))
+        cls.api = api
+        cls.loop = asyncio.new_event_loop()
+        ready = cls.loop.create_future()
+        cls.task = cls.loop.create_task(serve(api, "127.0.0.1", 0, ready))
+        cls.thread = threading.Thread(target=cls.loop.run_forever, daemon=True)
+        cls.thread.start()
+        cls.port = asyncio.run_coroutine_threadsafe(_wait(ready), cls.loop).result(30)
+
+    @classmethod
+    def tearDownClass(cls):
+        asyncio.run_coroutine_threadsafe(_cancel(cls.task), cls.loop).result(10)
+        cls.loop.call_soon_threadsafe(cls.loop.stop)
+        cls.thread.join(10)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_answers_a_whole_battle_for_both_sides(self):
+        client = ApiClient(self.port)
+        sim = subprocess.Popen(["node", str(PS), "simulate-battle", "--skip-build"], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        try:
+            sim.stdin.write('>start {"formatid":"gen9randombattle","seed":[1,2,3,4]}\n'
+                            '>player p1 {"name":"Alice"}\n>player p2 {"name":"Bob"}\n')
+            sim.stdin.flush()
+            pending = {"p1": [], "p2": []}
+            started, answered, errors, end = set(), 0, [], None
+            while end is None:
+                chunk = _read_chunk(sim.stdout)
+                self.assertIsNotNone(chunk, "the simulator stopped before the battle ended")
+                kind = chunk[0]
+                if kind == "update":
+                    for side in pending:
+                        pending[side] += chunk[1:]
+                elif kind == "sideupdate":
+                    side, lines = chunk[1], chunk[2:]
+                    errors += [x for x in lines if x.startswith("|error|")]
+                    requests = [x[len("|request|"):] for x in lines if x.startswith("|request|")]
+                    if not requests:
+                        continue
+                    reply = client.ask({"battle": f"b-{side}", "new": side not in started,
+                                        "lines": pending[side], "request": requests[-1]})
+                    started.add(side)
+                    pending[side] = []
+                    self.assertNotIn("error", reply, reply)
+                    if reply["choice"] is not None:
+                        answered += 1
+                        self.assertAlmostEqual(sum(reply["probs"].values()), 1.0, places=4)
+                        self.assertIn(reply["choice"], reply["probs"])
+                        self.assertTrue(0.0 <= reply["win"] <= 1.0)
+                        sim.stdin.write(f">{side} {reply['choice']}\n")
+                        sim.stdin.flush()
+                elif kind == "end":
+                    end = json.loads("\n".join(chunk[1:]))
+            self.assertEqual(errors, [])
+            self.assertGreater(answered, 10)
+            self.assertIn(end["winner"], ("Alice", "Bob", ""))
+            # the final log tells the API the battle ended, and it forgets it
+            for side in ("p1", "p2"):
+                reply = client.ask({"battle": f"b-{side}", "lines": pending[side]})
+                self.assertTrue(reply.get("ended"), reply)
+                self.assertNotIn(f"b-{side}", self.api.battles)
+        finally:
+            sim.kill()
+            sim.wait()
+            client.close()
+
+    def test_bad_requests_get_errors_and_serving_goes_on(self):
+        client = ApiClient(self.port)
+        other = ApiClient(self.port)
+        try:
+            self.assertIn("not JSON", client.raw(b"{nope\n")["error"])
+            self.assertIn("JSON object", client.ask([1, 2])["error"])
+            self.assertIn("unknown battle", client.ask({"battle": "never-started", "lines": []})["error"])
+            self.assertIn("unknown battle", client.ask({"battle": "never-started", "close": True})["error"])
+            self.assertIn("longer than 4000", client.ask({"battle": "x", "new": True, "perspective": "p1",
+                                                          "lines": ["|" + "a" * 5000]})["error"])
+            self.assertIn("needs 'perspective'", client.ask({"battle": "x", "new": True})["error"])
+            huge = json.dumps({"battle": "x", "lines": ["a" * 1000] * 200}).encode() + b"\n"
+            self.assertIn("message longer than", client.raw(huge)["error"])
+            # the same connection, and another, still get answers
+            self.assertEqual(client.ask({"battle": "ok", "new": True, "perspective": "p1", "lines": ["|init|battle"]}),
+                             {"battle": "ok", "choice": None, "ended": False})
+            self.assertIn("bad request JSON", other.ask({"battle": "ok", "request": "{broken"})["error"])
+            self.assertNotIn("ok", self.api.battles)  # a battle whose input broke is forgotten
+            opened = [client.ask({"battle": f"n{i}", "new": True, "perspective": "p2"}) for i in range(5)]
+            self.assertTrue(all("error" not in r for r in opened[:4]))
+            self.assertIn("too many battles", opened[4]["error"])
+            for i in range(4):
+                self.assertEqual(client.ask({"battle": f"n{i}", "close": True}), {"battle": f"n{i}", "closed": True})
+        finally:
+            client.close()
+            other.close()
+
+
+async def _wait(fut):
+    return await fut
+
+
+async def _cancel(task):
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+def _read_chunk(stream):
+    """One simulator output block (lines up to a blank line), or None at the end of output."""
+    lines = []
+    while True:
+        line = stream.readline()
+        if not line:
+            return lines or None
+        line = line.rstrip("\n")
+        if not line:
+            if lines:
+                return lines
+            continue
+        lines.append(line)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,212 @@
+"""Live play against a real Pokemon Showdown server started from the pinned npm package on
+loopback, and the login flow against a stand-in that answers like the real login server."""
+import asyncio
+import json
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import unittest
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from metapvp import ROOT
+from metapvp.players import make_player
+from metapvp.showdown.client import ClientOptions, ShowdownClient, ShowdownError
+from metapvp.showdown.login import LoginError, assertion_for, read_password
+from metapvp.showdown.server import LocalServer
+
+FORMAT = "gen9randombattle"
+
+
+def bot(url, name, spec, seed, **options):
+    return ShowdownClient(ClientOptions(url, name, **options), make_player(spec, seed))
+
+
+async def with_clients(clients, body):
+    """Runs the clients' connections while `body` runs; closes them after."""
+    readers = [asyncio.create_task(c.run()) for c in clients]
+    try:
+        return await body()
+    finally:
+        for c in clients:
+            await c.close()
+        await asyncio.gather(*readers, return_exceptions=True)
+
+
+class InvalidFirstChoice:
+    """Sends a choice the server must refuse (there is no move 9) at the first decision."""
+
+    def __init__(self, battles):
+        self.battles, self.forced = battles, 0
+        self.real = battles.choice_for
+
+    def __call__(self, b, action):
+        if self.forced == 0:
+            self.forced += 1
+            return "move 9"
+        return self.real(b, action)
+
+
+class LiveServerTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="metapvp-live-")
+        cls.server = LocalServer(root=Path(cls.tmp) / "server").start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def test_two_bot_processes_finish_20_battles(self):
+        """challenge_bot.py accepts, smogon_eval.py challenges: 20 battles, 4 at a time."""
+        out = Path(self.tmp) / "eval"
+        common = ["--port", str(self.server.port), "--max-concurrent", "4"]
+        acceptor = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), "random",
+                                     "--username", "acceptor", "--num-battles", "20", "--outdir",
+                                     str(Path(self.tmp) / "bot"), *common],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        try:
+            evaluator = subprocess.run(
+                [sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "maxdamage", "--username", "evaluator",
+                 "--challenge", "acceptor", "--num-matches", "20", "--outdir", str(out), "--quiet", *common],
+                capture_output=True, text=True, timeout=600)
+            self.assertEqual(evaluator.returncode, 0, evaluator.stderr[-3000:])
+            result = json.loads(evaluator.stdout.strip().splitlines()[-1])
+            bot_out, bot_err = acceptor.communicate(timeout=120)
+        finally:
+            if acceptor.poll() is None:
+                acceptor.kill()
+                acceptor.wait()
+        self.assertEqual((result["played"], result["errors"]), (20, 0), result)
+        self.assertEqual(result["invalid_choices"], result["invalid_recovered"])
+        self.assertEqual(result["wins"] + result["losses"] + result["ties"], 20)
+        logs = sorted((out / "logs").glob("battle-*.log"))
+        self.assertEqual(len(logs), 20)
+        for path in logs:
+            text = path.read_text()
+            self.assertTrue("|win|" in text or "|tie" in text, path)
+        summary = json.loads(bot_out.strip().splitlines()[-1])
+        self.assertEqual((summary["battles"], summary["errors"]), (20, 0), bot_err[-2000:])
+        self.assertEqual(summary["wins"], result["losses"])
+
+    def test_forced_invalid_choice_is_recovered(self):
+        url = self.server.url
+        a = bot(url, "patient", "random", 1, accept_formats=(FORMAT,), max_concurrent=2)
+        b = bot(url, "clumsy", "random", 2)
+        forced = InvalidFirstChoice(b.battles)
+        b.battles.choice_for = forced
+        results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 1, opponent="patient", timeout=120)))
+        self.assertEqual(forced.forced, 1)
+        [r] = results
+        self.assertIsNone(r.error)
+        self.assertGreaterEqual(r.invalid, 1)
+        self.assertEqual(r.recovered, r.invalid)
+        self.assertIsNotNone(r.won)
+
+    def test_server_restart_reconnects_and_the_run_completes(self):
+        server = LocalServer(root=Path(self.tmp) / "restart").start()
+        try:
+            a = bot(server.url, "steady", "random", 3, accept_formats=(FORMAT,), max_concurrent=3)
+            b = bot(server.url, "restless", "random", 4, max_concurrent=3)
+
+            async def body():
+                run = asyncio.create_task(b.play(FORMAT, 8, opponent="steady", timeout=300))
+                while len(b.battles.battles) < 2 and not run.done():  # battles are under way
+                    await b.wait_change(1.0)
+                await asyncio.to_thread(server.stop)
+                await asyncio.to_thread(server.start)
+                return await run
+            results = asyncio.run(with_clients([a, b], body))
+        finally:
+            server.stop()
+        self.assertEqual(len(results), 8)
+        lost = [r for r in results if r.error]
+        self.assertGreaterEqual(len(lost), 1)          # the restart ended battles in progress...
+        self.assertTrue(all("room gone" in r.error or "closed" in r.error for r in lost), lost)
+        self.assertGreaterEqual(len(results) - len(lost), 1)  # ...and play went on after it
+        self.assertGreaterEqual(b.stats.reconnects, 1)
+        self.assertGreaterEqual(a.stats.reconnects, 1)
+
+    def test_registered_login_reaches_the_server_with_the_assertion(self):
+        """The whole flow: challstr from the real server, assertion from the stand-in, /trn to
+        the server, which checks the signature against the real login server's key and refuses
+        it (the stand-in cannot sign for play.pokemonshowdown.com); the client reports why."""
+        with LoginStandIn() as login:
+            c = bot(self.server.url, "registered", "random", 5, password="hunter2", login_server=login.url)
+            with self.assertRaisesRegex(ShowdownError, "refused the name 'registered'"):
+                asyncio.run(asyncio.wait_for(c.run(), 60))
+            self.assertEqual(login.requests[0]["name"], ["registered"])
+            self.assertTrue(login.requests[0]["challstr"][0].startswith("4|"))
+
+
+class LoginStandIn:
+    """The login server's POST /api/login: form fields name, pass, challstr; the reply is ']'
+    and JSON with actionsuccess, assertion (';;message' when refused) and curuser."""
+    PASSWORDS = {"registered": "hunter2"}
+
+    def __enter__(self):
+        requests = self.requests = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                if self.path != "/api/login":
+                    self.send_error(404)
+                    return
+                form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
+                requests.append(form)
+                name = form.get("name", [""])[0]
+                userid = "".join(ch for ch in name.lower() if ch.isalnum())
+                if LoginStandIn.PASSWORDS.get(userid) == form.get("pass", [""])[0]:
+                    challenge = form["challstr"][0].split("|", 1)[1]
+                    assertion = f"{challenge},{userid},2,{int(time.time())},localhost;{'ab' * 64}"
+                    body = {"actionsuccess": True, "assertion": assertion,
+                            "curuser": {"loggedin": True, "username": name, "userid": userid}}
+                else:
+                    body = {"actionsuccess": False, "assertion": f";;Wrong password for {name}.",
+                            "curuser": {"loggedin": False}}
+                data = ("]" + json.dumps(body)).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "text/plain")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+
+            def log_message(self, *args):
+                pass
+        self.http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.http.server_address[1]}"
+        self.thread = threading.Thread(target=self.http.serve_forever, daemon=True)
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.http.shutdown()
+        self.http.server_close()
+
+
+class LoginFlowTest(unittest.TestCase):
+    def test_assertion_request_and_reply_shapes(self):
+        with LoginStandIn() as login:
+            assertion = asyncio.run(assertion_for("Registered", "hunter2", "4|abcdef", login.url))
+            self.assertTrue(assertion.startswith("abcdef,registered,2,"))
+            self.assertEqual(login.requests[0], {"name": ["Registered"], "pass": ["hunter2"], "challstr": ["4|abcdef"]})
+            with self.assertRaisesRegex(LoginError, "refused 'Registered': Wrong password"):
+                asyncio.run(assertion_for("Registered", "nope", "4|abcdef", login.url))
+        with self.assertRaisesRegex(LoginError, "unreachable"):
+            asyncio.run(assertion_for("x", "y", "4|z", "http://127.0.0.1:9", timeout=2))
+
+    def test_password_comes_from_a_file_or_the_environment(self):
+        with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
+            f.write("s3cret\n")
+            f.flush()
+            self.assertEqual(read_password(f.name), "s3cret")
+        self.assertEqual(read_password(None, env="METAPVP_TEST_NO_SUCH_VARIABLE"), None)
+        with self.assertRaisesRegex(LoginError, "password file"):
+            read_password("/nonexistent/password")
+
+
+if __name__ == "__main__":
+    unittest.main()
