@@ -37,6 +37,8 @@ class BattleState:
     ended: bool = False
     error: str | None = None
     rating: tuple | None = None                      # (before, after) when the server says
+    last_action: int | None = None
+    sent: str | None = None                          # the last /choose sent
 
 
 class LiveBattles:
@@ -85,8 +87,11 @@ class LiveBattles:
             return []
         if not rec.decision:
             return []
-        invalid = "|error|[Invalid choice]" in message
+        invalid = "|error|[Invalid choice]" in message or "|error|[Unavailable choice]" in message
         if rec.rqid == b.answered and not invalid:
+            # the battle timer warns us while our choice is pending: it was lost, send it again
+            if "|inactive|Time left:" in message and b.sent:
+                return [b.sent]
             return []
         if rec.rqid != b.answered:
             if b.retries:
@@ -107,8 +112,8 @@ class LiveBattles:
         if not mask[0, action]:  # a scripted player that cannot see our bans: first allowed one
             action = int(np.flatnonzero(mask[0])[0])
         b.last_action = action
-        choice = self.choice_for(b, action)
-        return [f"{b.room}|/choose {choice}|{rqid}"]
+        b.sent = f"{b.room}|/choose {self.choice_for(b, action)}|{rqid}"
+        return [b.sent]
 
     def choice_for(self, b: BattleState, action: int) -> str:
         return self.engine.choice(b.room, b.perspective, action)
@@ -117,7 +122,7 @@ class LiveBattles:
         if line.startswith("|error|[Invalid choice]") or line.startswith("|error|[Unavailable choice]"):
             b.invalid += 1
             b.retries += 1
-            if getattr(b, "last_action", None) is not None:
+            if b.last_action is not None:
                 b.banned.add(b.last_action)
         elif m := RATING.match(line):
             if to_id(m.group(1)) == self.userid:
