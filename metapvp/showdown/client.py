@@ -74,6 +74,7 @@ class ShowdownClient:
         self.challenging: str | None = None  # the user we have an open challenge to
         self.challenge_closed: float | None = None  # when our last challenge closed
         self.done_rooms: set[str] = set()
+        self.rooms_seen: list[str] = []      # every battle room, in the order they began
         self.closing = False
 
     # --- connection ---------------------------------------------------------------------
@@ -88,6 +89,7 @@ class ShowdownClient:
                     attempt = 0
                     async for raw in ws:
                         await self.on_message(raw if isinstance(raw, str) else raw.decode())
+                        await asyncio.sleep(0)  # let the tasks waiting on battles run between messages
             except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake, asyncio.TimeoutError) as e:
                 if self.closing:
                     break
@@ -150,6 +152,8 @@ class ShowdownClient:
                                           f"room gone: {message.strip()}"))
             return
         new = room not in self.battles.battles
+        if new:
+            self.rooms_seen.append(room)
         for out in self.battles.handle(room, message):
             await self.send(out)
         if new:
@@ -255,13 +259,17 @@ class ShowdownClient:
         """Starts `total` battles, keeping at most max_concurrent running: ladder searches
         (`/search`), or challenges to `opponent`. Returns them once all have ended (failed
         ones as errors)."""
-        before = set(self.battles.battles)
-        started: set[str] = set()
+        first_room = len(self.rooms_seen)
         pending_since = None              # a search or challenge is out since then
+        launched_rooms = 0
         deadline = time.monotonic() + timeout
 
+        def started() -> set[str]:
+            return set(self.rooms_seen[first_room:])
+
         def done():
-            return [f for f in self.stats.finished if f.room in started]
+            rooms = started()
+            return [f for f in self.stats.finished if f.room in rooms]
         while len(done()) < total:
             if time.monotonic() > deadline:
                 raise ShowdownError(f"{total} battles did not finish within {timeout:.0f} s")
@@ -269,9 +277,8 @@ class ShowdownClient:
                 pending_since = None
                 await self.wait_change(1.0)
                 continue
-            new = [r for r in self.battles.battles if r not in started and r not in before]
-            if new:
-                started.update(new)
+            if len(started()) > launched_rooms:   # a battle began: the search or challenge is answered
+                launched_rooms = len(started())
                 pending_since = None
             if self.challenge_error:      # a cooldown or a rate limit: back off, then try again
                 log.info("%s: %s", self.o.username, self.challenge_error)
@@ -285,7 +292,7 @@ class ShowdownClient:
             if pending_since is not None and time.monotonic() - pending_since > pending_timeout:
                 await self.send(f"|/cancelchallenge {opponent}" if opponent else "|/cancelsearch")
                 pending_since = None
-            if pending_since is None and len(started) < total and self.running() < self.o.max_concurrent:
+            if pending_since is None and len(started()) < total and self.running() < self.o.max_concurrent:
                 self.challenge_closed = None
                 await self.send(f"|/challenge {opponent}, {fmt}" if opponent else f"|/search {fmt}")
                 pending_since = time.monotonic()

@@ -106,6 +106,19 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual(r.recovered, r.invalid)
         self.assertIsNotNone(r.won)
 
+    def test_teams_go_with_utm_in_formats_with_teams(self):
+        from metapvp.engine.v8 import context
+        packed = [context().eval(f"metapvp.packTeam({json.dumps((ROOT / 'static/teams' / name).read_text())})")
+                  for name in ("sample-a.txt", "sample-b.txt")]
+        a = bot(self.server.url, "teamhost", "maxdamage", 6, accept_formats=("gen9customgame",), team=packed[0])
+        b = bot(self.server.url, "teamguest", "maxdamage", 7, team=packed[1], log_dir=Path(self.tmp) / "teams")
+        [r] = asyncio.run(with_clients([a, b], lambda: b.play("gen9customgame", 1, opponent="teamhost", timeout=120)))
+        self.assertIsNone(r.error)
+        log = (Path(self.tmp) / "teams" / f"{r.room}.log").read_text()
+        first_species = packed[1].split("|")[1] or packed[1].split("|")[0]
+        self.assertIn("|poke|", log)  # team preview shows both user teams
+        self.assertIn(first_species.split("-")[0], log)
+
     def test_server_restart_reconnects_and_the_run_completes(self):
         server = LocalServer(root=Path(self.tmp) / "restart").start()
         try:

@@ -101,6 +101,7 @@ class Trainer:
                 if cfg["max_minutes"] is not None and elapsed > cfg["max_minutes"] * 60:
                     break
                 info = self.iteration(pool)
+                bar.total = max(bar.total, bar.n + info["new"])  # the last update may overshoot
                 bar.update(info["new"])
                 bar.set_postfix_str(self.postfix(info))
                 if self.updates % cfg["league"]["snapshot_every"] == 0:
