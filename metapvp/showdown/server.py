@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import atexit
 import ctypes
+import json
 import os
 import shutil
 import signal
@@ -36,7 +37,8 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def prepare_root(root: Path, port: int, throttle: bool = True) -> Path:
+def prepare_root(root: Path, port: int, throttle: bool = True, extra: dict | None = None) -> Path:
+    """The server's root folder; `extra`: more config settings ({name: JSON-able value})."""
     if not (PACKAGE / "dist").is_dir():
         raise ServerError(f"{PACKAGE} is missing: run any command through ./rp to install it")
     root.mkdir(parents=True, exist_ok=True)
@@ -60,7 +62,8 @@ def prepare_root(root: Path, port: int, throttle: bool = True) -> Path:
         f"exports.port = {int(port)};\n"
         "exports.repl = false;\n"
         f"exports.nothrottle = {'false' if throttle else 'true'};\n"
-        "exports.subprocesses = {network: 0, simulator: 1, validator: 1, verifier: 1};\n")
+        "exports.subprocesses = {network: 0, simulator: 1, validator: 1, verifier: 1};\n"
+        + "".join(f"exports.{k} = {json.dumps(v)};\n" for k, v in (extra or {}).items()))
     return root
 
 
@@ -78,10 +81,11 @@ class LocalServer:
     `with` block) stops it and reaps every process it started."""
 
     def __init__(self, port: int | None = None, root: Path | str | None = None, throttle: bool = True,
-                 log: Path | str | None = None):
+                 log: Path | str | None = None, config: dict | None = None):
         self.port = port or free_port()
         self.root = Path(root) if root else DEFAULT_ROOT
         self.throttle = throttle
+        self.config = config  # extra config.js settings, e.g. a login server's public key
         self.log_path = Path(log) if log else self.root / "logs" / f"server-{self.port}.log"
         self.proc: subprocess.Popen | None = None
 
@@ -90,7 +94,7 @@ class LocalServer:
         return f"ws://127.0.0.1:{self.port}/showdown/websocket"
 
     def start(self, timeout: float = 60.0) -> "LocalServer":
-        prepare_root(self.root, self.port, self.throttle)
+        prepare_root(self.root, self.port, self.throttle, self.config)
         node = shutil.which("node")
         if not node:
             raise ServerError("node is not on PATH")

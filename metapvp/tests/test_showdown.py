@@ -143,10 +143,31 @@ class LiveServerTest(unittest.TestCase):
         self.assertGreaterEqual(b.stats.reconnects, 1)
         self.assertGreaterEqual(a.stats.reconnects, 1)
 
+    def test_registered_login_succeeds_on_a_server_that_trusts_the_login_server(self):
+        """challstr from the real server -> assertion from the stand-in -> /trn: a server
+        configured with the stand-in's public key verifies the signatures and logs both bots in
+        as registered users, which then play a battle."""
+        with LoginStandIn() as login:
+            server = LocalServer(root=Path(self.tmp) / "trusting",
+                                 config={"loginserverpublickey": login.public_key}).start()
+            try:
+                a = bot(server.url, "Registered", "random", 8, password="hunter2", login_server=login.url,
+                        accept_formats=(FORMAT,))
+                b = bot(server.url, "SecondAccount", "random", 9, password="correct horse",
+                        login_server=login.url)
+
+                async def body():
+                    await asyncio.wait_for(a.logged_in.wait(), 60)
+                    return await b.play(FORMAT, 1, opponent="registered", timeout=120)
+                [r] = asyncio.run(with_clients([a, b], body))
+            finally:
+                server.stop()
+        self.assertIsNone(r.error)
+        self.assertEqual(sorted(r["name"][0] for r in login.requests), ["Registered", "SecondAccount"])
+
     def test_registered_login_reaches_the_server_with_the_assertion(self):
-        """The whole flow: challstr from the real server, assertion from the stand-in, /trn to
-        the server, which checks the signature against the real login server's key and refuses
-        it (the stand-in cannot sign for play.pokemonshowdown.com); the client reports why."""
+        """The whole flow against a server that trusts only the real login server's key: it
+        checks the stand-in's signature and refuses it, and the client reports why."""
         with LoginStandIn() as login:
             c = bot(self.server.url, "registered", "random", 5, password="hunter2", login_server=login.url)
             with self.assertRaisesRegex(ShowdownError, "refused the name 'registered'"):
@@ -155,12 +176,35 @@ class LiveServerTest(unittest.TestCase):
             self.assertTrue(login.requests[0]["challstr"][0].startswith("4|"))
 
 
+SIGN = """const c = require('crypto'); let d = '';
+process.stdin.on('data', x => d += x).on('end', () => {
+  const {key, data} = JSON.parse(d);
+  const s = c.createSign('RSA-SHA1'); s.update(data); process.stdout.write(s.sign(key, 'hex'));
+});"""
+KEYGEN = """const k = require('crypto').generateKeyPairSync('rsa', {modulusLength: 2048,
+  publicKeyEncoding: {type: 'spki', format: 'pem'}, privateKeyEncoding: {type: 'pkcs8', format: 'pem'}});
+process.stdout.write(JSON.stringify(k));"""
+
+
 class LoginStandIn:
     """The login server's POST /api/login: form fields name, pass, challstr; the reply is ']'
-    and JSON with actionsuccess, assertion (';;message' when refused) and curuser."""
-    PASSWORDS = {"registered": "hunter2"}
+    and JSON with actionsuccess, assertion (';;message' when refused) and curuser. Assertions
+    are "challenge,userid,2,date,host" signed with RSA-SHA1 like the real one's, with a key of
+    its own: a server configured with `public_key` accepts them."""
+    PASSWORDS = {"registered": "hunter2", "secondaccount": "correct horse"}
+
+    def __init__(self):
+        keys = json.loads(subprocess.run(["node", "-e", KEYGEN], capture_output=True, text=True,
+                                         check=True).stdout)
+        self.public_key, private_key = keys["publicKey"], keys["privateKey"]
+
+        def sign(data: str) -> str:
+            return subprocess.run(["node", "-e", SIGN], input=json.dumps({"key": private_key, "data": data}),
+                                  capture_output=True, text=True, check=True).stdout
+        self.sign = sign
 
     def __enter__(self):
+        sign = self.sign
         requests = self.requests = []
 
         class Handler(BaseHTTPRequestHandler):
@@ -174,7 +218,8 @@ class LoginStandIn:
                 userid = "".join(ch for ch in name.lower() if ch.isalnum())
                 if LoginStandIn.PASSWORDS.get(userid) == form.get("pass", [""])[0]:
                     challenge = form["challstr"][0].split("|", 1)[1]
-                    assertion = f"{challenge},{userid},2,{int(time.time())},localhost;{'ab' * 64}"
+                    data = f"{challenge},{userid},2,{int(time.time())},localhost"
+                    assertion = f"{data};{sign(data)}"
                     body = {"actionsuccess": True, "assertion": assertion,
                             "curuser": {"loggedin": True, "username": name, "userid": userid}}
                 else:
