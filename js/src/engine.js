@@ -2,7 +2,7 @@
 // recorded logs): many battle views keyed by (battle id, perspective), fed and encoded in batches.
 import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
-import {choiceFor} from './actions.js';
+import {choiceFor, legalChoices} from './actions.js';
 import {Output} from './output.js';
 import {POLICIES} from './policies.js';
 
@@ -70,10 +70,19 @@ export class Engine {
 
   /** The choice string for `action` in the view's current request. */
   choice(battle, perspective, action) {
+    return this.withRequest(battle, perspective, request => choiceFor(request, action));
+  }
+
+  /** Every legal action's choice string in the view's current request, in one call. */
+  choices(battle, perspective) {
+    return this.withRequest(battle, perspective, legalChoices);
+  }
+
+  withRequest(battle, perspective, use) {
     const view = this.view(battle, perspective);
     if (!view.request) throw new BattleInputError(battle, undefined, `no request yet for ${perspective}`);
     try {
-      return choiceFor(view.request, action);
+      return use(view.request);
     } catch (e) {
       throw new BattleInputError(battle, undefined, e.message);
     }

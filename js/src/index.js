@@ -9,7 +9,7 @@ import {Teams} from '@pkmn/sim';
 import {checkMasks} from './maskcheck.js';
 import {playRaw} from './rawsim.js';
 import {feedClientOnly} from './clientonly.js';
-import {choiceFor, writeMask, NUM_ACTIONS} from './actions.js';
+import {legalChoices, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
 import {dexTables} from './dextables.js';
@@ -59,12 +59,7 @@ const metapvp = {
   dexTables() { return JSON.stringify(dexTables(contract)); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {
-    const request = Protocol.parseRequest(requestJSON);
-    const mask = new Uint8Array(NUM_ACTIONS);
-    writeMask(request, mask, 0);
-    const legal = {};
-    mask.forEach((m, a) => { if (m) legal[a] = choiceFor(request, a); });
-    return JSON.stringify(legal);
+    return JSON.stringify(legalChoices(Protocol.parseRequest(requestJSON)));
   },
 };
 

@@ -118,10 +118,9 @@ class MoveApi:
         p = probs[0]
         action = int(np.argmax(p)) if not req.get("sample") else int(
             torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
-        legal = np.flatnonzero(obs["action.mask"][0])
-        choices = {int(a): self.engine.choice(battle, state.perspective, int(a)) for a in legal}
+        choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
         return {"battle": battle, "choice": choices[action], "action": action, "rqid": rec.rqid,
-                "probs": {choices[int(a)]: round(float(p[a]), 6) for a in legal}, "win": float(win[0])}
+                "probs": {c: round(float(p[a]), 6) for a, c in choices.items()}, "win": float(win[0])}
 
     def _perspective(self, req: dict, request: str | None) -> str:
         side = req.get("perspective")

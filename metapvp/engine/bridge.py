@@ -6,8 +6,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from metapvp.contract import Contract
-from metapvp.engine.v8 import EngineError, OutputViews, context
+from metapvp.engine.v8 import EngineError, V8Object
 
 
 class BattleError(EngineError):
@@ -46,14 +45,9 @@ class Batch:
             raise self.errors[0]
 
 
-class Engine:
+class Engine(V8Object):
     """Many battle views in one V8 context, fed and encoded in batched calls."""
-
-    def __init__(self, contract: Contract | str | None = None):
-        self.v8 = context(contract)
-        self.contract = self.v8.contract
-        self.handle = self.v8.create("engine")
-        self._views = OutputViews(self.v8, self.handle)
+    kind = "engine"
 
     def open(self, battle: str, perspective: str = "p1"):
         self._call_one(battle, perspective, "open", battle, perspective)
@@ -85,10 +79,9 @@ class Engine:
         """The exact Showdown choice string for action index `action`."""
         return self._call_one(battle, perspective, "choice", battle, perspective, int(action))
 
-    def scripted(self, policy: str, keys) -> list[int]:
-        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
-        (battle, perspective) pairs with decisions pending."""
-        return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
+    def choices(self, battle: str, perspective: str) -> dict[int, str]:
+        """Every legal action of the current request and its choice string, in one call."""
+        return {int(a): c for a, c in self._call_one(battle, perspective, "choices", battle, perspective).items()}
 
     def _call_one(self, battle, perspective, method, *args):
         try:

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from metapvp.contract import Contract
 from metapvp.engine.bridge import BattleError
-from metapvp.engine.v8 import OutputViews, context
+from metapvp.engine.v8 import V8Object, context
 
 
 @dataclass
@@ -44,14 +43,9 @@ class Step:
     errors: list[BattleError] = field(default_factory=list)
 
 
-class Simulator:
+class Simulator(V8Object):
     """Many simulated battles in one V8 context, stepped together."""
-
-    def __init__(self, contract: Contract | str | None = None):
-        self.v8 = context(contract)
-        self.contract = self.v8.contract
-        self.handle = self.v8.create("simulator")
-        self._views = OutputViews(self.v8, self.handle)
+    kind = "simulator"
 
     def start(self, battles: list[dict]) -> Step:
         """battles: dicts with id, format, seed ("a,b,c,d"), and optionally p1team / p2team
@@ -64,15 +58,6 @@ class Simulator:
         battles to start in the same call (as in start())."""
         return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions],
                                        list(start)))
-
-    def scripted(self, policy: str, keys) -> list[int]:
-        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
-        (battle id, side) pairs with decisions pending."""
-        return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
-
-    def records(self, rows) -> np.ndarray:
-        """Raw copies of rows of the last Step's records, (len(rows), record_bytes) uint8."""
-        return self._views.records(rows)
 
     def abort(self) -> int:
         """Drops every running battle; returns how many there were."""

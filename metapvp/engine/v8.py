@@ -83,6 +83,27 @@ class OutputViews:
         return raw[: (max(rows, default=-1) + 1) * size].reshape(-1, size)[rows]
 
 
+class V8Object:
+    """Base of the Python handles on JS objects (Engine, Simulator): the object of `kind` made in
+    this process's context, and its output buffer read in place."""
+    kind = ""
+
+    def __init__(self, contract: Contract | str | None = None):
+        self.v8 = context(contract)
+        self.contract = self.v8.contract
+        self.handle = self.v8.create(self.kind)
+        self._views = OutputViews(self.v8, self.handle)
+
+    def scripted(self, policy: str, keys) -> list[int]:
+        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
+        (battle id, side) pairs with decisions pending, in one call."""
+        return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
+
+    def records(self, rows) -> np.ndarray:
+        """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""
+        return self._views.records(rows)
+
+
 def _js_message(e: JSEvalException) -> str:
     # mini-racer prefixes the source position and appends a stack; keep the "Error: ..." line.
     for line in str(e).splitlines():

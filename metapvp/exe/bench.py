@@ -17,7 +17,6 @@ import os
 import subprocess
 import time
 
-import numpy as np
 
 from metapvp import ROOT
 

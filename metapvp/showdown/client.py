@@ -6,7 +6,6 @@ feeds them to the headless client in V8. Global messages are routed by their typ
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 import time
 from dataclasses import dataclass, field
@@ -187,8 +186,6 @@ class ShowdownClient:
         elif "typing too quickly" in line:   # the server dropped a message: slow down
             self.o.min_send_interval = max(0.3, self.o.min_send_interval * 2)
             log.warning("%s: rate-limited; now %.1f s between messages", self.o.username, self.o.min_send_interval)
-        elif line.startswith("|updatesearch|"):
-            await self.on_search(json.loads(line[len("|updatesearch|"):]))
 
     async def login(self, challstr: str):
         if self.o.password is None:
@@ -209,12 +206,6 @@ class ShowdownClient:
             if not b.ended:
                 await self.send(f"|/join {room}")
         self.wake()
-
-    async def on_search(self, data: dict):
-        """After a reconnection the server lists our running battles: rejoin those we knew."""
-        for room in (data.get("games") or {}):
-            if room in self.battles.battles and not self.battles.battles[room].ended:
-                await self.send(f"|/join {room}")
 
     async def on_challenge(self, sender: str, receiver: str, spec: str):
         """Challenges are private messages: `/challenge FORMAT|...` opens one, `/challenge`

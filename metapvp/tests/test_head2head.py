@@ -14,7 +14,6 @@ from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
 from metapvp.backends import make_backend
 from metapvp.engine.golden import FORMATS, teams_for
-from metapvp.exe import head2head
 from metapvp.players import make_player
 
 
@@ -69,7 +68,7 @@ class StdioArenaTest(InProcessArenaTest):
         from metapvp.backends.stdio import StdioSimulator
         from metapvp.players import Decisions
         sim = StdioSimulator()
-        a, b = make_player("maxdamage"), make_player("random", 3)
+        a = make_player("maxdamage")
         step = sim.start([{"id": f"k{i}", "format": "gen9randombattle", "seed": f"{i},4,4,4"} for i in range(3)])
         sim.battles["k1"].proc.kill()
         ended = {}

@@ -1,5 +1,4 @@
 """The policy network, PPO pieces, model files and the training script, on real battles."""
-import io
 import json
 import shutil
 import subprocess

@@ -5,6 +5,7 @@ overrides (`--ppo.learning_rate 1e-4`) apply last."""
 from __future__ import annotations
 
 import copy
+import math
 from pathlib import Path
 
 import yaml
@@ -158,7 +159,6 @@ def _validate(cfg: dict):
 
 def schedule(kind: str, start: float, end: float, progress: float) -> float:
     """A value going from start to end as progress goes from 0 to 1."""
-    import math
     p = min(max(progress, 0.0), 1.0)
     if kind == "constant":
         return start

@@ -90,6 +90,7 @@ class RolloutWorker:
         self.cfg = cfg
         self.index = index
         self.sim = Simulator(cfg["contract"])
+        self.eval_sim = None                 # evaluation battles, apart from the rollouts' own
         self.contract = self.sim.contract
         self.rng = np.random.default_rng([cfg["seed"], index])
         self.torch_rng = torch.Generator().manual_seed(cfg["seed"] * 1000 + index)
@@ -294,7 +295,7 @@ def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
     a = NeuralPlayer(worker.learners[job["learner"]], seed=int(worker.rng.integers(1 << 31)))
     opp = worker.model_for(job["opponent"])
     b = NeuralPlayer(opp, seed=int(worker.rng.integers(1 << 31))) if opp is not None else worker.player_for(job["opponent"])
-    if getattr(worker, "eval_sim", None) is None:
+    if worker.eval_sim is None:
         worker.eval_sim = Simulator(worker.cfg["contract"])
     scores = []
     for r in play(a, b, worker.cfg["format"], job["indices"], seed=job["seed"], backend=worker.eval_sim,

@@ -84,6 +84,7 @@ class Trainer:
         self.seconds = 0.0          # wall time of earlier sessions of this run
         self.return_stats = [0.0, 1.0, 1e-4]  # mean, var, count of raw returns (reward normalisation)
         self.last_eval: dict[str, float] = {}
+        self.saved_updates = 0      # the update the last checkpoint holds
         if resume:
             self.load()
 
@@ -115,7 +116,7 @@ class Trainer:
         finally:
             bar.close()
             try:
-                if self.updates:
+                if self.updates != self.saved_updates:
                     self.save(started)
             finally:
                 pool.close()
@@ -299,6 +300,7 @@ class Trainer:
                  "return_stats": self.return_stats, "league": self.league.state(), "elo": self.elo.state(),
                  "last_eval": self.last_eval, "rng": self.rng.bit_generator.state}
         _write_json(self.ckpt / "state.json", state)
+        self.saved_updates = self.updates
         kept = sorted(self.ckpt.glob("model-[0-9]*.zip"))
         for old in kept[:-self.cfg["checkpoint"]["keep"]]:
             old.unlink()
@@ -318,6 +320,7 @@ class Trainer:
             self.learners[name].optimizer.load_state_dict(saved["optimizer"])
             self.learners[name].updates = saved["updates"]
         self.decisions, self.updates = state["decisions"], state["updates"]
+        self.saved_updates = self.updates
         self.seconds = state.get("seconds", 0.0)
         self.return_stats = state["return_stats"]
         self.league.load(state["league"])
