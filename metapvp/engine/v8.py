@@ -7,18 +7,26 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 
 import numpy as np
 
-from py_mini_racer import JSEvalException, MiniRacer
+from py_mini_racer import JSEvalException, MiniRacer, init_mini_racer
 
 from metapvp import ROOT
 from metapvp.contract import Contract, load
 
 log = logging.getLogger(__name__)
 BUNDLE = ROOT / "build" / "engine.js"
+
+# mini-racer starts V8 with --single-threaded unless told otherwise: GC marking and JIT
+# compilation then run on the JS thread, and the simulator runs ~30% slower (measured by
+# metapvp/exe/bench.py). metapvp starts every process that uses V8 with `spawn` and never forks
+# one, so V8 keeps its background threads. A program that forks (without exec) after loading V8
+# should set METAPVP_V8_FLAGS=--single-threaded.
+V8_FLAGS = os.environ.get("METAPVP_V8_FLAGS", "").split()
 
 
 class EngineError(RuntimeError):
@@ -32,7 +40,10 @@ class V8:
         if not BUNDLE.is_file():
             raise EngineError(f"{BUNDLE} is missing: run any command through ./rp to build it")
         start = time.perf_counter()
+        init_mini_racer(flags=V8_FLAGS, ignore_duplicate_init=True)  # no-op once V8 is up
         self.ctx = MiniRacer()
+        self._eval = _direct_eval(self.ctx) or self.ctx.eval
+        self._eval_lock = threading.Lock()
         self.ctx.eval(BUNDLE.read_text())
         self.contract = contract
         info = json.loads(self.eval(f"metapvp.init({contract.js_args()})"))
@@ -44,7 +55,8 @@ class V8:
 
     def eval(self, code: str):
         try:
-            return self.ctx.eval(code)
+            with self._eval_lock:
+                return self._eval(code)
         except JSEvalException as e:
             raise EngineError(_js_message(e)) from None
 
@@ -102,6 +114,26 @@ class V8Object:
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""
         return self._views.records(rows)
+
+
+def _direct_eval(ctx: MiniRacer):
+    """MiniRacer.eval hands each call to an asyncio loop thread, which hands it to V8's thread and
+    waits for a callback: ~0.2 ms a call. Posting the task to V8 straight from the calling thread
+    and waiting on the queue that mini-racer's own uncancelable tasks use costs ~0.07 ms. These are
+    internals of the pinned 0.14 line; if they moved, None (and the public eval is used)."""
+    try:
+        from py_mini_racer._context import _UNCANCELABLE_TASK_CALLBACK_ID as task_id
+        c = ctx._ctx
+        dll, handle, results = c._dll, c._ctx, c._non_cancelable_mr_task_results_queue
+        to_js, to_py = c._python_to_value_handle, c._value_handle_to_python
+    except (ImportError, AttributeError):
+        return None
+
+    def direct(code: str):
+        code_handle = to_js(code)
+        dll.mr_eval(handle, code_handle.raw, task_id)
+        return to_py(results.get())
+    return direct
 
 
 def _js_message(e: JSEvalException) -> str:
