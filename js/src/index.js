@@ -8,7 +8,7 @@ import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
 import {checkMasks} from './maskcheck.js';
 import {playRaw} from './rawsim.js';
-import {feedClientOnly} from './clientonly.js';
+import {feedClientOnly, replayEngine} from './clientonly.js';
 import {legalChoices, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
@@ -44,6 +44,7 @@ const metapvp = {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
+  replayEngine(battles, batch, encode) { return replayEngine(contract, battles, batch, encode); },
   /** A team file's text (export or packed format) in packed format, for `>player`. */
   packTeam(text) {
     try {
