@@ -15,6 +15,7 @@ from typing import Dict, List, Optional, Tuple
 
 import torch
 from torch import Tensor, nn
+from torch.nn import functional as F
 
 PRESETS = {
     "small": {"dim": 64, "hidden": 128},
@@ -25,6 +26,8 @@ GLOBAL_FLOATS = ("battle.turn", "battle.request", "field.pseudo_weather", "side.
                  "side.counts", "side.gimmicks_used", "active.volatiles")
 POKEMON_FLOATS = ("pokemon.hp", "pokemon.level", "pokemon.base_stats", "pokemon.stats",
                   "pokemon.boosts", "pokemon.flags")
+POKEMON_IDS = ("pokemon.species", "pokemon.item", "pokemon.ability", "pokemon.tera_type", "pokemon.types",
+               "pokemon.status", "pokemon.moves", "pokemon.move_pp")
 MOVE_EXTRA = 5   # per move slot: immune, log2 effectiveness, STAB, expected power, pp
 SWITCH_EXTRA = 2  # per switch slot: its best move's effectiveness, the foe's on it
 
@@ -97,6 +100,7 @@ class PolicyNet(nn.Module):
         self.move_static = nn.Linear(self.move_table.shape[1] - 1 + 1, d)  # table (type id apart) + pp
         self.global_floats: List[str] = list(GLOBAL_FLOATS)
         self.pokemon_floats: List[str] = list(POKEMON_FLOATS)
+        self.pokemon_inputs: List[str] = list(POKEMON_IDS + POKEMON_FLOATS)
         self.global_width = width(contract, GLOBAL_FLOATS, 0)
         self.pokemon_width = width(contract, POKEMON_FLOATS, 2)
         self.global_norm = RunningNorm(self.global_width)
@@ -116,8 +120,8 @@ class PolicyNet(nn.Module):
         return torch.cat([obs[n].float().reshape(b, -1) for n in self.global_floats], -1)
 
     def pokemon_floats_of(self, obs: Dict[str, Tensor]) -> Tensor:
-        b = obs["pokemon.species"].shape[0]
-        return torch.cat([obs[n].float().reshape(b, 2, 6, -1) for n in self.pokemon_floats], -1)
+        b, sides = obs["pokemon.species"].shape[0], obs["pokemon.species"].shape[1]
+        return torch.cat([obs[n].float().reshape(b, sides, 6, -1) for n in self.pokemon_floats], -1)
 
     @torch.jit.ignore
     def update_norms(self, obs: Dict[str, Tensor]):
@@ -126,18 +130,25 @@ class PolicyNet(nn.Module):
         self.pokemon_norm.update(self.pokemon_floats_of(obs))
 
     def move_vectors(self, moves: Tensor, pp: Tensor) -> Tensor:
-        """(..., 4) move ids and pp fractions -> (..., 4, d)."""
-        table = self.move_table[moves]
-        static = torch.cat([table[..., :6], table[..., 7:], pp.unsqueeze(-1)], -1)
-        return self.moves(moves) + self.types(table[..., 6].long()) + self.move_static(static)
+        """(..., 4) move ids and pp fractions -> (..., 4, d). The same as embedding each move and
+        its type and adding move_static of its table row and pp, but the per-id part is computed
+        once for the whole vocabulary and then looked up: the linear layer runs over ~1k table
+        rows instead of over every move slot of the batch."""
+        table = self.move_table
+        w = self.move_static.weight  # (d, table columns without the type id, + pp)
+        static = torch.cat([table[:, :6], table[:, 7:]], -1)
+        per_id = self.moves.weight + self.types(table[:, 6].long()) + F.linear(static, w[:, :-1], self.move_static.bias)
+        return F.embedding(moves, per_id) + pp.unsqueeze(-1) * w[:, -1]
 
     def pokemon_vectors(self, obs: Dict[str, Tensor]) -> Tuple[Tensor, Tensor, Tensor]:
-        """-> per-Pokemon vectors (B, 2, 6, d), move vectors (B, 2, 6, 4, d), presence (B, 2, 6)."""
+        """-> per-Pokemon vectors (B, S, 6, d), move vectors (B, S, 6, 4, d), presence (B, S, 6), for
+        the first S sides the pokemon.* features hold (each Pokemon is encoded on its own)."""
         floats = self.pokemon_floats_of(obs)
         move_vecs = self.move_vectors(obs["pokemon.moves"].long(), obs["pokemon.move_pp"].float())
         known = (obs["pokemon.moves"] > 2).float().unsqueeze(-1)
         moves_pooled = (move_vecs * known).sum(-2) / known.sum(-2).clamp(min=1.0)
-        side = self.side(torch.arange(2, device=floats.device)).reshape(1, 2, 1, -1)
+        sides = floats.shape[1]
+        side = self.side(torch.arange(sides, device=floats.device)).reshape(1, sides, 1, -1)
         x = (self.species(obs["pokemon.species"].long()) + self.items(obs["pokemon.item"].long())
              + self.abilities(obs["pokemon.ability"].long()) + self.types(obs["pokemon.tera_type"].long())
              + self.types(obs["pokemon.types"].long()).sum(-2) + self.status(obs["pokemon.status"].long())
@@ -193,7 +204,11 @@ class PolicyNet(nn.Module):
         logits = logits.masked_fill(illegal, -3.0e38)  # exp() of it is exactly 0
 
         if priv is not None:
-            pm, _, pp = self.pokemon_vectors(priv)
+            # only side 0 of the opponent's record, its own team, is read: the rest is not encoded
+            own_side: Dict[str, Tensor] = {}
+            for n in self.pokemon_inputs:
+                own_side[n] = priv[n][:, :1]
+            pm, _, pp = self.pokemon_vectors(own_side)
             foe_team = pm[:, 0].sum(1) / pp[:, 0].sum(1).clamp(min=1.0).unsqueeze(-1)
             foe_true_active = pm[:, 0, 0]
             has = torch.ones(b, 1, device=z.device)
