@@ -190,13 +190,17 @@ export class Simulator {
         ended.push(this.finish(match));
         continue;
       }
+      // In a privileged battle where both players decide, each one's record is also the other's
+      // `priv`: each view is encoded once and its row shared.
+      const rows = {p1: -1, p2: -1};
+      const rowOf = side => rows[side] >= 0 ? rows[side] : (rows[side] = this.output.add(match.views[side]));
       for (const side of SIDES) {
         const view = match.views[side];
         if (!view.needsDecision) continue;
         try {
-          const row = this.output.add(view);
+          const row = rowOf(side);
           const decision = {battle: match.id, side, row, turn: view.battle.turn};
-          if (match.privileged) decision.priv = this.output.add(match.views[side === 'p1' ? 'p2' : 'p1']);
+          if (match.privileged) decision.priv = rowOf(side === 'p1' ? 'p2' : 'p1');
           decisions.push(decision);
         } catch (e) {
           errors.push(errorRecord(match.id, side, e));

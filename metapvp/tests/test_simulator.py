@@ -79,3 +79,34 @@ class SimulatorTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class PrivilegedTest(unittest.TestCase):
+    def test_priv_row_is_the_opponents_own_record(self):
+        """A privileged decision's `priv` row is the opponent's own view: its whole team known,
+        the same Pokemon the deciding player has seen of it; when both players decide in one step,
+        each one's record is the other's `priv`."""
+        sim = Simulator()
+        unknown = sim.contract.vocabs["species"].index("<unknown>")
+        step = sim.start([{"id": f"p{i}", "format": "gen9randombattle", "seed": f"{i},5,5,5", "privileged": True}
+                          for i in range(6)])
+        both = checked = 0
+        for _ in range(40):
+            if not step.decisions:
+                break
+            species = step.obs["pokemon.species"]
+            rows = {(d.battle, d.side): d for d in step.decisions}
+            for d in step.decisions:
+                self.assertGreaterEqual(d.priv, 0)
+                theirs = species[d.priv][0]            # the opponent's own team, as it knows it
+                self.assertNotIn(unknown, theirs.tolist())
+                seen = [s for s in species[d.row][1].tolist() if s != unknown and s > 2]
+                self.assertTrue(set(seen) <= set(theirs.tolist()), (seen, theirs))
+                other = rows.get((d.battle, "p2" if d.side == "p1" else "p1"))
+                if other is not None:
+                    self.assertEqual(d.priv, other.row)
+                    both += 1
+                checked += 1
+            step = sim.step(first_legal(step))
+        self.assertGreater(checked, 50)
+        self.assertGreater(both, 20)
