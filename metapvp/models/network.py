@@ -129,32 +129,39 @@ class PolicyNet(nn.Module):
         self.global_norm.update(self.global_floats_of(obs))
         self.pokemon_norm.update(self.pokemon_floats_of(obs))
 
-    def move_vectors(self, moves: Tensor, pp: Tensor) -> Tensor:
-        """(..., 4) move ids and pp fractions -> (..., 4, d). The same as embedding each move and
-        its type and adding move_static of its table row and pp, but the per-id part is computed
-        once for the whole vocabulary and then looked up: the linear layer runs over ~1k table
-        rows instead of over every move slot of the batch."""
+    def move_table_vectors(self) -> Tensor:
+        """(V, d): every move id's vector without its pp term -- its embedding, its type's and
+        move_static of its table row -- computed over the vocabulary once per forward, so the
+        linear layer runs over ~1k table rows instead of over every move slot of the batch."""
         table = self.move_table
-        w = self.move_static.weight  # (d, table columns without the type id, + pp)
         static = torch.cat([table[:, :6], table[:, 7:]], -1)
-        per_id = self.moves.weight + self.types(table[:, 6].long()) + F.linear(static, w[:, :-1], self.move_static.bias)
-        return F.embedding(moves, per_id) + pp.unsqueeze(-1) * w[:, -1]
+        return (self.moves.weight + self.types(table[:, 6].long())
+                + F.linear(static, self.move_static.weight[:, :-1], self.move_static.bias))
 
-    def pokemon_vectors(self, obs: Dict[str, Tensor]) -> Tuple[Tensor, Tensor, Tensor]:
-        """-> per-Pokemon vectors (B, S, 6, d), move vectors (B, S, 6, 4, d), presence (B, S, 6), for
-        the first S sides the pokemon.* features hold (each Pokemon is encoded on its own)."""
+    def move_vectors(self, per_id: Tensor, moves: Tensor, pp: Tensor) -> Tensor:
+        """(..., 4) move ids and pp fractions -> (..., 4, d)."""
+        return F.embedding(moves, per_id) + pp.unsqueeze(-1) * self.move_static.weight[:, -1]
+
+    def pokemon_vectors(self, obs: Dict[str, Tensor], per_id: Tensor) -> Tuple[Tensor, Tensor]:
+        """-> per-Pokemon vectors (B, S, 6, d) and presence (B, S, 6), for the first S sides the
+        pokemon.* features hold (each Pokemon is encoded on its own)."""
         floats = self.pokemon_floats_of(obs)
-        move_vecs = self.move_vectors(obs["pokemon.moves"].long(), obs["pokemon.move_pp"].float())
-        known = (obs["pokemon.moves"] > 2).float().unsqueeze(-1)
-        moves_pooled = (move_vecs * known).sum(-2) / known.sum(-2).clamp(min=1.0)
-        sides = floats.shape[1]
+        b, sides = floats.shape[0], floats.shape[1]
+        # the mean of the known moves' vectors, summed by embedding_bag without materialising
+        # a vector per move slot
+        moves = obs["pokemon.moves"].long().reshape(-1, 4)
+        pp = obs["pokemon.move_pp"].float().reshape(-1, 4)
+        known = (moves > 2).float()
+        summed = F.embedding_bag(moves, per_id, per_sample_weights=known, mode="sum")
+        summed = summed + (pp * known).sum(-1, keepdim=True) * self.move_static.weight[:, -1]
+        moves_pooled = (summed / known.sum(-1, keepdim=True).clamp(min=1.0)).reshape(b, sides, 6, -1)
         side = self.side(torch.arange(sides, device=floats.device)).reshape(1, sides, 1, -1)
         x = (self.species(obs["pokemon.species"].long()) + self.items(obs["pokemon.item"].long())
              + self.abilities(obs["pokemon.ability"].long()) + self.types(obs["pokemon.tera_type"].long())
              + self.types(obs["pokemon.types"].long()).sum(-2) + self.status(obs["pokemon.status"].long())
              + self.pokemon_in(self.pokemon_norm(floats)) + moves_pooled + side)
         present = obs["pokemon.flags"][..., 0].float()
-        return self.pokemon_mlp(x) * present.unsqueeze(-1), move_vecs, present
+        return self.pokemon_mlp(x) * present.unsqueeze(-1), present
 
     def effectiveness(self, attack_types: Tensor, defend_types: Tensor) -> Tensor:
         """Type multiplier of attacking type ids (B, ...) against defenders' two types (B, 2)."""
@@ -168,7 +175,8 @@ class PolicyNet(nn.Module):
                 ) -> Tuple[Tensor, Tensor, Tensor]:
         """-> masked logits (B, num_actions), value (B,), win logit (B,)."""
         b = obs["pokemon.species"].shape[0]
-        mons, move_vecs, present = self.pokemon_vectors(obs)
+        per_id = self.move_table_vectors()
+        mons, present = self.pokemon_vectors(obs, per_id)
         flags = obs["pokemon.flags"].float()
         # own row 0 is the active Pokemon; the foe's active one is flagged
         own_active = mons[:, 0, 0]
@@ -192,7 +200,8 @@ class PolicyNet(nn.Module):
         move_extra = torch.stack([(eff[:, 0] == 0).float(), torch.log2(eff[:, 0].clamp(min=0.25)) / 2,
                                   stab[:, 0], power[:, 0], obs["pokemon.move_pp"][:, 0, 0].float()], -1)
         zm = z.unsqueeze(1).expand(b, 4, z.shape[-1])
-        move_logits = self.move_head(torch.cat([zm, move_vecs[:, 0, 0], move_extra], -1))       # (B, 4, G)
+        active_moves = self.move_vectors(per_id, own_moves[:, 0], obs["pokemon.move_pp"][:, 0, 0].float())
+        move_logits = self.move_head(torch.cat([zm, active_moves, move_extra], -1))             # (B, 4, G)
         # switches: own Pokemon j, how hard it hits the foe and how hard the foe's types hit it
         foe_hits = self.type_chart[foe_types.unsqueeze(1).unsqueeze(-1), own_types.unsqueeze(2)]  # (B,6,2,2)
         foe_hits = foe_hits.prod(-1).max(-1).values
@@ -208,7 +217,7 @@ class PolicyNet(nn.Module):
             own_side: Dict[str, Tensor] = {}
             for n in self.pokemon_inputs:
                 own_side[n] = priv[n][:, :1]
-            pm, _, pp = self.pokemon_vectors(own_side)
+            pm, pp = self.pokemon_vectors(own_side, per_id)
             foe_team = pm[:, 0].sum(1) / pp[:, 0].sum(1).clamp(min=1.0).unsqueeze(-1)
             foe_true_active = pm[:, 0, 0]
             has = torch.ones(b, 1, device=z.device)
