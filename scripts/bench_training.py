@@ -9,6 +9,8 @@ first two (start-up):
   end to end        learner decisions trained per second, rollouts and learning together
   rollouts only     learner decisions per second of rollout time (no learning)
   all seats         every decision made in rollouts (learner and opponent seats) per second
+and, measured just before in the same run, the raw simulator's turns/s on one core (the bench.py
+reference: js/tools/raw-sim.mjs), so that runs on machines of other speeds can be compared.
 A benchmark, not a test: the figures depend on the machine and its load."""
 import argparse
 import csv
@@ -17,6 +19,7 @@ import time
 
 import numpy as np
 
+from metapvp.exe.bench import raw_node
 from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
 
@@ -27,6 +30,7 @@ def main():
     p.add_argument("--updates", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
     args, rest = p.parse_known_args()
+    raw = raw_node("gen9randombattle", 60, 1)
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_expt(args.expt, ["--workers", str(args.workers), "--eval.every", "1000000",
                                     "--checkpoint.every", "1000000", "--league.snapshot_every", "1000000",
@@ -49,6 +53,8 @@ def main():
     print(f"  all seats, end to end:            {all_seats.sum() / total.sum():8.0f} decisions/s")
     print(f"  all seats, rollouts only:         {all_seats.sum() / col('charts/rollout_seconds').sum():8.0f} decisions/s")
     print(f"  learning's share of the time:     {col('charts/learn_seconds').sum() / total.sum():8.1%}")
+    print(f"  machine reference: the raw simulator (Node, gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "
+          f"turns/s on one process just before")
 
 
 if __name__ == "__main__":
