@@ -26,7 +26,7 @@ import numpy as np
 import torch
 
 from metapvp.engine import Engine
-from metapvp.engine.bridge import BattleError
+from metapvp.engine.bridge import BattleError, request_side
 from metapvp.models.player import NeuralPlayer
 
 log = logging.getLogger(__name__)
@@ -126,8 +126,8 @@ class MoveApi:
         side = req.get("perspective")
         if side is None and request:
             try:
-                side = json.loads(request).get("side", {}).get("id")
-            except (json.JSONDecodeError, AttributeError):
+                side = request_side(request)
+            except ValueError:
                 raise RequestError("'request' is not valid request JSON") from None
         if side not in ("p1", "p2"):
             raise RequestError("a new battle needs 'perspective' (p1 or p2) or a request naming its side")

@@ -2,6 +2,7 @@
 server, a stdio simulator, recorded logs). Each battle is keyed by (battle id, perspective)."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -43,6 +44,17 @@ class Batch:
     def raise_first(self):
         if self.errors:
             raise self.errors[0]
+
+
+def request_side(request_json: str) -> str | None:
+    """The side ('p1' or 'p2') a |request| JSON is for, None if it names none; ValueError for
+    text that is not a request object. For a client that must open a battle's view before it
+    knows its perspective."""
+    req = json.loads(request_json)
+    side = req.get("side", {}) if isinstance(req, dict) else None
+    if not isinstance(side, dict):
+        raise ValueError("not a request object")
+    return side.get("id") if side.get("id") in ("p1", "p2") else None
 
 
 class Engine(V8Object):

@@ -33,17 +33,8 @@ async def run(args, client_box: list) -> list:
     client = ShowdownClient(options_from(args, accept_formats=formats, accept_from=allow,
                                          log_dir=outdir / "logs" if outdir else None), player)
     client_box.append(client)
-    reader = asyncio.create_task(client.run())
     print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}", file=sys.stderr, flush=True)
-    serving = asyncio.create_task(client.serve(args.num_battles))
-    try:
-        await asyncio.wait({reader, serving}, return_when=asyncio.FIRST_COMPLETED)
-        if reader.done():
-            reader.result()
-        return serving.result()
-    finally:
-        await client.close()
-        reader.cancel()
+    return await client.run_with(client.serve(args.num_battles))
 
 
 def main(argv=None) -> int:

@@ -48,7 +48,6 @@ async def run(args) -> dict:
     outdir = Path(args.outdir) if args.outdir else None
     player = make_player(args.spec, seed=args.seed)
     client = ShowdownClient(options_from(args, log_dir=outdir / "logs" if outdir else None), player)
-    reader = asyncio.create_task(client.run())
     bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
     start = time.monotonic()
 
@@ -58,20 +57,13 @@ async def run(args) -> dict:
             bar.refresh()
             await asyncio.sleep(1.0)
     ticker = asyncio.create_task(progress())
-    play = asyncio.create_task(client.play(args.format, args.num_matches, opponent=args.challenge,
-                                           timeout=args.timeout))
     try:
-        await asyncio.wait({reader, play}, return_when=asyncio.FIRST_COMPLETED)
-        if reader.done() and not play.done():
-            play.cancel()
-            reader.result()  # raises the connection's error
-        finished = play.result()
+        finished = await client.run_with(client.play(args.format, args.num_matches, opponent=args.challenge,
+                                                     timeout=args.timeout))
     finally:
         ticker.cancel()
         bar.n = len(client.stats.finished)
         bar.close()
-        await client.close()
-        reader.cancel()
     return summarize(finished, args, time.monotonic() - start)
 
 

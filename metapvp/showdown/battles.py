@@ -6,7 +6,6 @@ the corrected mask; after MAX_RETRIES the server's default choice is sent, so a 
 loops forever."""
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -14,10 +13,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metapvp.engine import Engine
-from metapvp.engine.bridge import BattleError
+from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players import Decisions, Player
 
 MAX_RETRIES = 4
+INVALID = ("|error|[Invalid choice]", "|error|[Unavailable choice]")  # the server refused a choice
 RATING = re.compile(r"^\|raw\|(.+?)'s rating: (\d+) &rarr; <strong>(\d+)</strong>")
 
 
@@ -87,7 +87,7 @@ class LiveBattles:
             return []
         if not rec.decision:
             return []
-        invalid = "|error|[Invalid choice]" in message or "|error|[Unavailable choice]" in message
+        invalid = any(marker in message for marker in INVALID)
         if rec.rqid == b.answered and not invalid:
             # the battle timer warns us while our choice is pending: it was lost, send it again
             if "|inactive|Time left:" in message and b.sent:
@@ -119,7 +119,7 @@ class LiveBattles:
         return self.engine.choice(b.room, b.perspective, action)
 
     def _note(self, b: BattleState, line: str):
-        if line.startswith("|error|[Invalid choice]") or line.startswith("|error|[Unavailable choice]"):
+        if line.startswith(INVALID):
             b.invalid += 1
             b.retries += 1
             if b.last_action is not None:
@@ -136,10 +136,10 @@ class LiveBattles:
         for line in message.split("\n"):
             if line.startswith("|request|") and len(line) > 9:
                 try:
-                    side = json.loads(line[9:]).get("side", {}).get("id")
-                except json.JSONDecodeError:
+                    side = request_side(line[9:])
+                except ValueError:
                     continue
-                if side in ("p1", "p2"):
+                if side:
                     return side
             elif line.startswith("|player|"):
                 parts = line.split("|")

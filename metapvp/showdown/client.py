@@ -104,6 +104,22 @@ class ShowdownClient:
             self.stats.reconnects += 1
             await asyncio.sleep(min(0.5 * 2 ** (attempt - 1), 15.0))
 
+    async def run_with(self, job):
+        """Keeps the connection (run()) going while `job`, a coroutine of this client's (play,
+        serve), runs; returns its result. A connection that fails for good raises its error
+        instead. The client is closed either way."""
+        reader = asyncio.create_task(self.run())
+        work = asyncio.ensure_future(job)
+        try:
+            await asyncio.wait({reader, work}, return_when=asyncio.FIRST_COMPLETED)
+            if reader.done() and not work.done():
+                work.cancel()
+                reader.result()  # raises the connection's error
+            return work.result()
+        finally:
+            await self.close()
+            reader.cancel()
+
     async def close(self):
         self.closing = True
         if self.ws is not None:
@@ -158,7 +174,7 @@ class ShowdownClient:
         if new:
             self.wake()
         b = self.battles.battles[room]
-        if b.ended and not getattr(b, "reported", False):
+        if b.ended and b.room not in self.done_rooms:
             self.finish(b)
             await self.send(f"|/leave {room}")
 
@@ -228,9 +244,8 @@ class ShowdownClient:
             await self.send(f"|/reject {sender}")
 
     def finish(self, b: BattleState | None):
-        if b is None or getattr(b, "reported", False):
+        if b is None or b.room in self.done_rooms:
             return
-        b.reported = True
         self.done_rooms.add(b.room)
         won = self.battles.won(b)
         self.stats.finished.append(Finished(b.room, won, b.winner == "" and not b.error, b.error,
@@ -291,7 +306,7 @@ class ShowdownClient:
         return done()
 
     async def serve(self, total: int | None = None):
-        """challenge_bot: accepts challenges (see on_challenges) until `total` battles have
+        """challenge_bot: accepts challenges (see on_challenge) until `total` battles have
         finished, or forever."""
         while total is None or len(self.stats.finished) < total:
             await self.wait_change(5.0)

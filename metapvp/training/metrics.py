@@ -13,9 +13,12 @@ class Metrics:
         self.outdir = Path(outdir)
         self.csv_path = self.outdir / "metrics.csv"
         self.rows: list[dict] = []
+        self.columns: list[str] = []
         if self.csv_path.exists():  # resuming: keep what was written
             with open(self.csv_path, newline="") as f:
-                self.rows = [{k: _num(v) for k, v in r.items()} for r in csv.DictReader(f)]
+                reader = csv.DictReader(f)
+                self.rows = [{k: _num(v) for k, v in r.items()} for r in reader]
+                self.columns = list(reader.fieldnames or [])
         from torch.utils.tensorboard import SummaryWriter
         self.tb = SummaryWriter(str(self.outdir / "tb"))
 
@@ -24,16 +27,22 @@ class Metrics:
         for k, v in values.items():
             if isinstance(v, (int, float)) and not (isinstance(v, float) and math.isnan(v)):
                 self.tb.add_scalar(k, v, step)
-        self.rows.append({"step": step, **values})
-        self._write_csv()
+        row = {"step": step, **values}
+        self.rows.append(row)
+        if self.csv_path.exists() and all(k in self.columns for k in row):
+            with open(self.csv_path, "a", newline="") as f:  # the usual case: one line more
+                csv.DictWriter(f, self.columns).writerow(row)
+        else:
+            self._write_csv()
 
     def _write_csv(self):
-        columns = []
+        """The whole file again, atomically, when a row brings a new column."""
+        self.columns = []
         for r in self.rows:
-            columns += [k for k in r if k not in columns]
+            self.columns += [k for k in r if k not in self.columns]
         tmp = self.csv_path.with_suffix(".csv.tmp")
         with open(tmp, "w", newline="") as f:
-            w = csv.DictWriter(f, columns)
+            w = csv.DictWriter(f, self.columns)
             w.writeheader()
             w.writerows(self.rows)
         os.replace(tmp, self.csv_path)

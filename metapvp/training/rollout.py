@@ -204,19 +204,16 @@ class RolloutWorker:
         for controller, ks in groups.items():
             ds = [step.decisions[k] for k in ks]
             rows = [d.row for d in ds]
+            obs = {n: v[rows] for n, v in step.obs.items()}
             model = self.model_for(controller)
             if model is None:
                 keys = [(d.battle, d.side) for d in ds]
-                obs = {n: v[rows] for n, v in step.obs.items()}
                 chosen = self.player_for(controller).act(Decisions(keys, obs, self.sim))
                 actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
                 continue
             learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
-            obs = {n: v[rows] for n, v in step.obs.items()}
-            priv = None
-            if any(learning):
-                prow = [d.priv if d.priv >= 0 else d.row for d in ds]
-                priv = {n: v[prow] for n, v in step.obs.items()}
+            prows = [d.priv if d.priv >= 0 else d.row for d in ds]
+            priv = {n: v[prows] for n, v in step.obs.items()} if any(learning) else None
             with torch.no_grad():
                 logits, value, _ = model(to_tensors(obs), to_tensors(priv) if priv is not None else None)
                 logp_all = torch.log_softmax(logits, -1)
@@ -227,8 +224,8 @@ class RolloutWorker:
             if not any(learning):
                 continue
             learned += sum(learning)
-            raw = self.sim.records([d.row for d in ds])
-            raw_priv = self.sim.records([d.priv if d.priv >= 0 else d.row for d in ds])
+            raw = self.sim.records(rows)
+            raw_priv = self.sim.records(prows)
             phi = shaping_features(step.obs, rows)
             values = value.numpy()
             for j, d in enumerate(ds):

@@ -288,7 +288,7 @@ class Trainer:
         info = {"format": self.cfg["format"], "steps": self.decisions, "updates": self.updates}
         path = save_model(self.ckpt / f"model-{self.updates:06d}.zip", self.learners["main"].model,
                           self.contract, **info)
-        save_model(self.ckpt / "model-latest.zip", self.learners["main"].model, self.contract, **info)
+        _write_bytes(self.ckpt / "model-latest.zip", path.read_bytes())
         extra = {name: {"optimizer": l.optimizer.state_dict(), "updates": l.updates,
                         "model": l.model.state_dict() if name != "main" else None}
                  for name, l in self.learners.items()}
