@@ -22,6 +22,7 @@ from metapvp.training.config import ConfigError, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
 from metapvp.training.trainer import Trainer, TrainingError
+from metapvp.training.workers import WorkerPool
 
 
 def real_decisions(battles=24, privileged=False):
@@ -161,6 +162,28 @@ class ConfigTest(unittest.TestCase):
             with self.assertRaisesRegex(ConfigError, "not all 0"):
                 load_expt(bad)
         self.assertEqual(parse_overrides(["--a.b", "[1, 2]"]), {"a": {"b": [1, 2]}})
+
+
+class WorkerPoolTest(unittest.TestCase):
+    def test_submitted_rollout_comes_back_and_close_reaps_a_busy_worker(self):
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--rollout.decisions_per_worker", "60"])
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, tmp)
+            pool = WorkerPool(cfg, 1)
+            procs = list(pool.procs)
+            try:
+                pool.submit("collect", trainer.plans(1))
+                with self.assertRaisesRegex(RuntimeError, "'collect' is still running"):
+                    pool.submit("collect", trainer.plans(1))
+                [rollout] = pool.gather()
+                self.assertGreaterEqual(rollout.decisions, 60)
+                self.assertEqual(len(rollout.actions), len(rollout.obs))
+                self.assertEqual(rollout.errors, [])
+                pool.submit("collect", trainer.plans(1))   # still collecting when closed
+            finally:
+                pool.close()
+            self.assertTrue(procs and not any(p.is_alive() for p in procs))
+            self.assertEqual([p.exitcode for p in procs], [0])
 
 
 class TrainingRunTest(unittest.TestCase):

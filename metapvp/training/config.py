@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import copy
 import math
+import os
 from pathlib import Path
 
 import yaml
@@ -19,8 +20,10 @@ DEFAULTS = {
     "max_minutes": None,              # stop (and checkpoint) after this much wall time
     "workers": 2,                     # rollout processes, each with its own V8 context
     "device": "cpu",                  # where learning runs; rollouts always infer on the CPU
-    "torch_threads": None,            # threads of the learner's torch (default: torch's choice)
-    "rollout": {"battles_per_worker": 48, "decisions_per_worker": 1024},
+    "torch_threads": None,            # threads of the learner's torch (default: see learner_threads)
+    # overlap: the workers collect the next rollout (with the weights from before this update)
+    # while the learner updates on this one; off, they wait for the update (strictly on-policy)
+    "rollout": {"battles_per_worker": 48, "decisions_per_worker": 1024, "overlap": True},
     "ppo": {
         "learning_rate": 3.0e-4, "lr_schedule": "linear", "lr_final_fraction": 0.1,
         "gamma": 0.99, "gae_lambda": 0.95, "clip": 0.2, "epochs": 3, "minibatch_size": 512,
@@ -155,6 +158,18 @@ def _validate(cfg: dict):
             raise ConfigError(f"{name} must be a positive integer, got {v!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
         raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
+
+
+def learner_threads(cfg: dict) -> int:
+    """Threads for the learner's torch: as set; else, when it updates while the workers collect,
+    the cores they leave free (at least 1: torch's threads spin while they wait, and a spinning
+    thread on a core a worker needs slows both); else every core this process may use."""
+    cores = len(os.sched_getaffinity(0))
+    if cfg["torch_threads"]:
+        return cfg["torch_threads"]
+    if cfg["rollout"]["overlap"] and cfg["workers"] > 0:
+        return max(1, cores - cfg["workers"])
+    return cores
 
 
 def schedule(kind: str, start: float, end: float, progress: float) -> float:

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from metapvp import contract as contracts
 from metapvp.models import load_model, new_model, save_model
-from metapvp.training.config import schedule
+from metapvp.training.config import learner_threads, schedule
 from metapvp.training.league import Elo, League
 from metapvp.training.metrics import Metrics
 from metapvp.training.ppo import ppo_update
@@ -59,8 +59,7 @@ class Trainer:
         self.device = cfg["device"]
         if self.device.startswith("cuda") and not torch.cuda.is_available():
             raise TrainingError("--device cuda asked for, but torch sees no CUDA device")
-        if cfg["torch_threads"]:
-            torch.set_num_threads(cfg["torch_threads"])
+        torch.set_num_threads(learner_threads(cfg))
         self.contract = contracts.load(cfg["contract"])
         has_ckpt = (self.ckpt / "state.json").exists()
         if resume and not has_ckpt:
@@ -125,10 +124,14 @@ class Trainer:
 
     def iteration(self, pool: WorkerPool) -> dict:
         t0 = time.perf_counter()
-        plans = self.plans(pool.size)
-        rollouts = pool.run("collect", plans)
+        if pool.pending is None:
+            pool.submit("collect", self.plans(pool.size))
+        rollouts = pool.gather()
         t1 = time.perf_counter()
         self.record_results(rollouts)
+        new = sum(int((r.learner == 0).sum()) for r in rollouts)
+        if self.overlaps(pool, new):
+            pool.submit("collect", self.plans(pool.size))
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
                  ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
                   "outcomes", "learner")}
@@ -152,18 +155,21 @@ class Trainer:
             prefix = "losses/" if name == "main" else f"{name}/"
             stats.update({f"{prefix}{k}": v for k, v in out.items()})
         t2 = time.perf_counter()
-        n_main = int((batch["learner"] == 0).sum())
-        self.decisions += n_main
+        self.decisions += new
         self.updates += 1
         errors = sum(len(r.errors) for r in rollouts)
         rollout_decisions = sum(r.decisions for r in rollouts)
+        collect = max(r.seconds for r in rollouts)
         values = {
             **stats,
             "charts/learning_rate": lr, "charts/entropy_coef": ent,
+            # end to end: the wait for the rollout and the update (with overlap, the workers
+            # collected meanwhile); the rollout figures count the workers' own collecting time
             "charts/decisions_per_s": len(batch["actions"]) / (t2 - t0),
-            "charts/rollout_decisions_per_s": len(batch["actions"]) / (t1 - t0),
-            "charts/all_seats_decisions_per_s": rollout_decisions / (t1 - t0),
-            "charts/rollout_seconds": t1 - t0, "charts/learn_seconds": t2 - t1,
+            "charts/rollout_decisions_per_s": len(batch["actions"]) / collect,
+            "charts/all_seats_decisions_per_s": rollout_decisions / collect,
+            "charts/learner_decisions": len(batch["actions"]), "charts/all_seats_decisions": rollout_decisions,
+            "charts/wait_seconds": t1 - t0, "charts/learn_seconds": t2 - t1, "charts/collect_seconds": collect,
             "charts/battles": sum(len(r.results) for r in rollouts), "charts/battle_errors": errors,
             "charts/reward_scale": self.reward_scale(), "charts/updates": self.updates,
         }
@@ -172,7 +178,15 @@ class Trainer:
             if scores and kind != "pure":
                 values[f"rollout/score_vs_{kind}"] = float(np.mean(scores))
         self.metrics.log(self.decisions, values)
-        return {"new": n_main, "dps": values["charts/decisions_per_s"], "errors": errors}
+        return {"new": new, "dps": values["charts/decisions_per_s"], "errors": errors}
+
+    def overlaps(self, pool: WorkerPool, new: int) -> bool:
+        """Whether the next rollout starts now, before this update: with overlap on, unless the
+        run ends with this update or an evaluation (which needs the workers) follows it."""
+        cfg = self.cfg
+        return (cfg["rollout"]["overlap"] and pool.local is None
+                and self.decisions + new < cfg["total_decisions"]
+                and (self.updates + 1) % cfg["eval"]["every"] != 0)
 
     def plans(self, workers: int) -> list[dict]:
         cfg = self.cfg

@@ -1,6 +1,7 @@
 """Rollout workers in their own processes (each with its own V8 context), or in the learner's
 process when there are none. Commands go to all workers at once and their replies are
-gathered; a worker that fails reports its traceback, and every child is reaped on close."""
+gathered, at once (run) or later (submit, then gather: the learner works meanwhile); a worker
+that fails reports its traceback, and every child is reaped on close."""
 from __future__ import annotations
 
 import multiprocessing as mp
@@ -42,6 +43,7 @@ class WorkerPool:
     def __init__(self, cfg: dict, count: int):
         self.local = RolloutWorker(cfg, 0) if count == 0 else None
         self.procs, self.conns = [], []
+        self.pending = None         # the submitted command: its name and how many replies are due
         ctx = mp.get_context("spawn")
         for i in range(count):
             parent, child = ctx.Pipe()
@@ -62,10 +64,26 @@ class WorkerPool:
 
     def run(self, cmd: str, args: list) -> list:
         """Runs `cmd` with args[i] on worker i, all at once; -> their results in order."""
+        self.submit(cmd, args)
+        return self.gather()
+
+    def submit(self, cmd: str, args: list):
+        """Starts `cmd` with args[i] on worker i and returns at once (in-process: when gathered)."""
+        if self.pending is not None:
+            raise RuntimeError(f"'{self.pending[0]}' is still running on the workers: gather it first")
+        if self.local is None:
+            for conn, arg in zip(self.conns, args):
+                conn.send((cmd, arg))
+        self.pending = (cmd, args)
+
+    def gather(self) -> list:
+        """Waits for the submitted command; -> the workers' results in order."""
+        if self.pending is None:
+            raise RuntimeError("nothing was submitted to the workers")
+        cmd, args = self.pending
+        self.pending = None
         if self.local is not None:
             return [COMMANDS[cmd](self.local, args[0])]
-        for conn, arg in zip(self.conns, args):
-            conn.send((cmd, arg))
         return [self._reply(i, conn) for i, conn in enumerate(self.conns[:len(args)])]
 
     def _reply(self, i: int, conn):
@@ -80,6 +98,15 @@ class WorkerPool:
     def close(self):
         if self.local is not None:
             self.local.close()
+        if self.pending is not None and self.local is None:
+            # a worker still sending its reply would block on the pipe and never read "close"
+            for conn in self.conns[:len(self.pending[1])]:
+                try:
+                    if conn.poll(60):
+                        conn.recv()
+                except (OSError, EOFError):
+                    pass
+        self.pending = None
         for conn in self.conns:
             try:
                 conn.send(("close", None))
