@@ -12,17 +12,19 @@ each it prints, summed over the updates after the first two (start-up):
   rollouts only     learner decisions per second of the workers' collecting time
   learning's share  of the wall time, the learner updating while nothing else runs (overlap off)
                     or while the workers collect (overlap on)
-and, measured just before in the same run, the raw simulator's turns/s on one core (the bench.py
-reference: js/tools/raw-sim.mjs), so that runs on machines of other speeds can be compared.
+and, measured just before in the same run, the raw simulator's turns/s in one process (the bench.py
+reference: js/tools/raw-sim.mjs under Node; where Node or the npm packages are missing, the same
+battles in mini-racer), so that runs on machines of other speeds can be compared.
 A benchmark, not a test: the figures depend on the machine and its load."""
 import argparse
 import csv
+import subprocess
 import tempfile
 import time
 
 import numpy as np
 
-from metapvp.exe.bench import raw_node
+from metapvp.exe.bench import raw_mini_racer, raw_node
 from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
 
@@ -56,15 +58,18 @@ def main():
     p.add_argument("--updates", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
     args, rest = p.parse_known_args()
-    raw = raw_node("gen9randombattle", 60, 1)
+    try:
+        raw, engine = raw_node("gen9randombattle", 60, 1), "Node"
+    except (OSError, subprocess.CalledProcessError):
+        raw, engine = raw_mini_racer("gen9randombattle", 60, 1), "mini-racer"
     cfg = load_expt(args.expt, rest)
     columns = {"overlap on": measure(args, rest, True), "overlap off": measure(args, rest, False)}
     print(f"{args.expt}: {args.updates - 2} updates measured, {args.workers} workers, {cfg['model']['preset']} model")
     print(f"{'':36s}" + "".join(f"{c:>14s}" for c in columns))
     for i, name in enumerate(FIGURES):
         print(f"  {name:34s}" + "".join(f"{v[i]:>14s}" for v in columns.values()))
-    print(f"  machine reference: the raw simulator (Node, gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "
-          f"turns/s on one process just before")
+    print(f"  machine reference: the raw simulator (gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "
+          f"turns/s in {engine}, one process, just before")
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
 """The policy network, PPO pieces, model files and the training script, on real battles."""
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from metapvp.exe import integrated_rl_script
 from metapvp.models import ModelError, load_model, new_model, save_model
 from metapvp.models.player import load_player, to_tensors
 from metapvp.players import make_player
-from metapvp.training.config import ConfigError, load_expt, parse_overrides
+from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
 from metapvp.training.trainer import Trainer, TrainingError
@@ -162,6 +163,14 @@ class ConfigTest(unittest.TestCase):
             with self.assertRaisesRegex(ConfigError, "not all 0"):
                 load_expt(bad)
         self.assertEqual(parse_overrides(["--a.b", "[1, 2]"]), {"a": {"b": [1, 2]}})
+
+    def test_learner_threads_leave_the_workers_their_cores(self):
+        cores = len(os.sched_getaffinity(0))
+        smoke = ROOT / "expts" / "smoke.yml"
+        self.assertEqual(learner_threads(load_expt(smoke, ["--workers", "2"])), max(1, cores - 2))
+        self.assertEqual(learner_threads(load_expt(smoke, ["--workers", "2", "--rollout.overlap", "false"])), cores)
+        self.assertEqual(learner_threads(load_expt(smoke, ["--workers", "0"])), cores)
+        self.assertEqual(learner_threads(load_expt(smoke, ["--workers", "2", "--torch_threads", "3"])), 3)
 
 
 class WorkerPoolTest(unittest.TestCase):

@@ -156,6 +156,8 @@ def _validate(cfg: dict):
     for name, v in positive.items():
         if not isinstance(v, int) or v <= 0:
             raise ConfigError(f"{name} must be a positive integer, got {v!r}")
+    if not isinstance(cfg["rollout"]["overlap"], bool):
+        raise ConfigError(f"rollout.overlap must be true or false, got {cfg['rollout']['overlap']!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
         raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
 
