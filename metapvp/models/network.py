@@ -8,7 +8,8 @@ contract's mask is applied to the logits, so an illegal action has probability e
 The critic may read privileged input (the opponent's true team, which only self-play knows);
 the actor and the win head never do, so playing needs nothing a player could not see.
 
-The module is TorchScript-compatible: forward takes a Dict[str, Tensor] of contract features."""
+The module is TorchScript-compatible and exports with torch.export (batch dimension dynamic):
+forward takes a Dict[str, Tensor] of contract features."""
 from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple

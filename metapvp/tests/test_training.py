@@ -6,6 +6,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import warnings
 import zipfile
 from pathlib import Path
 
@@ -72,12 +73,26 @@ class NetworkTest(unittest.TestCase):
         self.assertFalse(torch.allclose(v1, v0))  # the critic does read it
 
     def test_torchscript_matches_eager(self):
-        scripted = torch.jit.script(self.model)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)  # torch 2.13 deprecates jit.script
+            warnings.filterwarnings("ignore", "`torch.jit.script` is deprecated")
+            scripted = torch.jit.script(self.model)
         with torch.no_grad():
             a = self.model(to_tensors(self.obs), to_tensors(self.priv))
             b = scripted(to_tensors(self.obs), to_tensors(self.priv))
         for x, y in zip(a, b):
             torch.testing.assert_close(x, y)
+
+    def test_torch_export_with_any_batch_size_matches_eager(self):
+        """The actor's inference graph exports (torch.export, the successor of TorchScript)
+        with a dynamic batch dimension: exported on a few rows, it runs on all of them."""
+        obs = to_tensors(self.obs)
+        batch = torch.export.Dim("batch", min=1, max=4096)
+        few = {k: v[:3] for k, v in obs.items()}
+        exported = torch.export.export(self.model, (few,), dynamic_shapes=({k: {0: batch} for k in obs},))
+        with torch.no_grad():
+            for x, y in zip(self.model(obs), exported.module()(obs)):
+                torch.testing.assert_close(x, y)
 
     def test_model_file_round_trip_and_contract_hash(self):
         with tempfile.TemporaryDirectory() as tmp:
