@@ -129,12 +129,12 @@ class Trainer:
         rollouts = pool.gather()
         t1 = time.perf_counter()
         self.record_results(rollouts)
-        new = sum(int((r.learner == 0).sum()) for r in rollouts)
-        if self.overlaps(pool, new):
-            pool.submit("collect", self.plans(pool.size))
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
                  ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
                   "outcomes", "learner")}
+        new = int((batch["learner"] == 0).sum())   # the main policy's transitions
+        if self.overlaps(pool, new):
+            pool.submit("collect", self.plans(pool.size))
         self.update_return_stats(batch["raw_returns"])
         progress = self.decisions / self.cfg["total_decisions"]
         ppo = self.cfg["ppo"]

@@ -43,7 +43,7 @@ class WorkerPool:
     def __init__(self, cfg: dict, count: int):
         self.local = RolloutWorker(cfg, 0) if count == 0 else None
         self.procs, self.conns = [], []
-        self.pending = None         # the submitted command: its name and how many replies are due
+        self.pending = None         # (command, args) submitted and not yet gathered
         ctx = mp.get_context("spawn")
         for i in range(count):
             parent, child = ctx.Pipe()
