@@ -33,6 +33,7 @@ class Feature:
     side: str
     vocab: str | None
     norm: str
+    columns: tuple = ()   # names of the last dimension's entries, where the contract gives them
 
     @property
     def nbytes(self) -> int:
@@ -55,9 +56,35 @@ class Contract:
         self.record_bytes = _align4(last.offset + last.nbytes)
         self.num_actions = int(np.prod(self.head_sizes))
         self.by_name = {f.name: f for f in self.features}
+        self.tables = spec.get("tables", {})
+        self.hash_aliases = tuple(spec.get("hash_aliases", {}))
         canonical = json.dumps({"contract": spec, "vocabularies": vocabs}, sort_keys=True,
                                separators=(",", ":"), ensure_ascii=True)
         self.hash = hashlib.sha256(canonical.encode()).hexdigest()
+
+    def accepts(self, model_hash: str) -> bool:
+        """Whether a model recorded with `model_hash` reads this contract's records: its own hash,
+        or one the contract lists as the same layout under an older text."""
+        return model_hash == self.hash or model_hash in self.hash_aliases
+
+    def column(self, feature: str, name: str) -> int:
+        """Index of the column `name` in the last dimension of `feature`: code reads columns by
+        name, so a reordered contract is read correctly and a renamed one fails here, loudly."""
+        f = self.by_name.get(feature)
+        if f is None:
+            raise ContractError(f"{self.source}: contract {self.name} has no feature {feature!r}")
+        if name not in f.columns:
+            raise ContractError(f"{self.source}: feature {feature} has no column {name!r} "
+                                f"(its columns: {', '.join(f.columns) or 'none named'})")
+        return f.columns.index(name)
+
+    def table_column(self, table: str, name: str) -> int:
+        """Index of column `name` of static table `table` (e.g. the move table of dextables.js)."""
+        columns = self.tables.get(table, {}).get("columns", [])
+        if name not in columns:
+            raise ContractError(f"{self.source}: table {table!r} has no column {name!r} "
+                                f"(its columns: {', '.join(columns) or 'none'})")
+        return columns.index(name)
 
     def vocab_index(self, vocab: str) -> dict[str, int]:
         return {v: i for i, v in enumerate(self.vocabs[vocab])}
@@ -97,9 +124,14 @@ def _layout(specs: list, vocabs: dict, source: str) -> list[Feature]:
         if vocab and f["dtype"] == "float32" and shape[-1] != len(vocabs[vocab]):
             raise ContractError(f"{source}: feature {f['name']} is {shape[-1]} wide but vocabulary "
                                 f"{vocab!r} has {len(vocabs[vocab])} entries")
+        columns = tuple(f.get("columns", ()))
+        if columns and (len(columns) != shape[-1] or len(set(columns)) != len(columns)):
+            raise ContractError(f"{source}: feature {f['name']} names {len(columns)} columns "
+                                f"({', '.join(columns)}) for a last dimension of {shape[-1]}, "
+                                f"or names one twice")
         offset = _align4(offset)
         feat = Feature(f["name"], dtype, shape, offset, f.get("entity", ""), f.get("side", ""),
-                       vocab, f.get("norm", ""))
+                       vocab, f.get("norm", ""), columns)
         features.append(feat)
         offset += feat.nbytes
     return features

@@ -25,10 +25,16 @@ export class Contract {
       }
       offset = align4(offset);
       const count = f.shape.reduce((a, b) => a * b, 1);
-      this.features.push({...f, offset, count, bytes});
+      const width = f.shape[f.shape.length - 1];
+      if (f.columns && (f.columns.length !== width || new Set(f.columns).size !== width)) {
+        throw new Error(`contract ${spec.name}: feature ${f.name} names ${f.columns.length} columns ` +
+          `(${f.columns.join(', ')}) for ${width}, or names one twice`);
+      }
+      this.features.push({...f, offset, count, bytes, width});
       offset += count * bytes;
     }
     this.recordBytes = align4(offset);
+    this.tables = spec.tables || {};
     this.heads = spec.actions.heads;
     this.names = {};
     this.numGimmicks = this.heads[1].size;

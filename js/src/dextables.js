@@ -3,34 +3,39 @@
 // keeps them in the model file, so playing needs no V8).
 import {Dex} from '@pkmn/sim';
 
-const CATEGORY = {Physical: 0, Special: 1, Status: 2};
+/** Per move id, the columns a contract may name in `tables.moves`. */
+const MOVE_COLUMNS = {
+  base_power: m => (m.basePower || 0) / 100,
+  accuracy: m => (m.accuracy === true ? 1 : m.accuracy / 100),
+  priority: m => (m.priority || 0) / 5,
+  physical: m => (m.category === 'Physical' ? 1 : 0),
+  special: m => (m.category === 'Special' ? 1 : 0),
+  status: m => (m.category !== 'Physical' && m.category !== 'Special' ? 1 : 0),
+  type: (m, types) => types.get(m.type.toLowerCase()) ?? 2,
+  multihit: m => (m.multihit ? 1 : 0),
+  heals: m => (m.drain || m.heal || m.flags.heal ? 1 : 0),
+  boosts_self: m => ((m.category === 'Status' && (m.target === 'self' || m.target === 'adjacentAllyOrSelf') &&
+    !!m.boosts) || m.selfBoost ? 1 : 0),
+  sets_field: m => (m.sideCondition || m.target === 'foeSide' ? 1 : 0),
+};
 
-/** Per move id: [base power / 100, accuracy (1 for never-miss), priority / 5, physical,
- * special, status, type id, multi-hit, drains or heals, boosts the user, sets hazards or
- * screens]. */
-function moveRow(id, types) {
+function moveRow(id, types, columns) {
   const m = Dex.moves.get(id);
-  if (!m.exists) return [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-  const cat = CATEGORY[m.category] ?? 2;
-  const selfBoost = m.category === 'Status' && (m.target === 'self' || m.target === 'adjacentAllyOrSelf') && !!m.boosts;
-  return [
-    (m.basePower || 0) / 100,
-    m.accuracy === true ? 1 : m.accuracy / 100,
-    (m.priority || 0) / 5,
-    cat === 0 ? 1 : 0, cat === 1 ? 1 : 0, cat === 2 ? 1 : 0,
-    types.get(m.type.toLowerCase()) ?? 2,
-    m.multihit ? 1 : 0,
-    m.drain || m.heal || m.flags.heal ? 1 : 0,
-    selfBoost || m.selfBoost ? 1 : 0,
-    m.sideCondition || m.target === 'foeSide' ? 1 : 0,
-  ];
+  return columns.map(name => (m.exists ? MOVE_COLUMNS[name](m, types) : 0));
 }
 
 /** {moves: rows as above, typeChart: [attacking type id][defending type id] multiplier}. */
 export function dexTables(contract) {
+  const columns = (contract.tables.moves || {}).columns;
+  if (!columns) throw new Error(`contract ${contract.name}: no tables.moves.columns`);
+  for (const name of columns) {
+    if (!MOVE_COLUMNS[name]) {
+      throw new Error(`contract ${contract.name}: tables.moves has no column '${name}' (known: ${Object.keys(MOVE_COLUMNS).join(', ')})`);
+    }
+  }
   const types = contract.vocab.types;
   const typeIds = [...types.keys()];
-  const moves = [...contract.vocab.moves.keys()].map(id => moveRow(id, types));
+  const moves = [...contract.vocab.moves.keys()].map(id => moveRow(id, types, columns));
   const typeChart = typeIds.map(att => typeIds.map(def => {
     const a = Dex.types.get(att), d = Dex.types.get(def);
     if (!a.exists || !d.exists) return 1;

@@ -2,6 +2,7 @@
 // its latest request. Each feature has one writer; the contract decides where its values go.
 import {RESERVED} from './contract.js';
 import {writeMask} from './actions.js';
+import {knowledgeOf, DAMAGE_COLUMNS, FOE_MOVES} from './knowledge/index.js';
 
 const {none: NONE, unknown: UNKNOWN} = RESERVED;
 const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
@@ -26,11 +27,52 @@ export function encode(view, out, row) {
   out.u8.fill(0, base, base + c.recordBytes);
   const ctx = new Context(view);
   for (const f of c.features) {
-    const writer = WRITERS[f.name];
-    if (!writer) throw new Error(`contract ${c.name}: no encoder for feature ${f.name}`);
     const arr = f.dtype === 'int32' ? out.i32 : f.dtype === 'float32' ? out.f32 : out.u8;
-    writer(ctx, c, f, arr, (base + f.offset) / f.bytes);
+    f.writer(ctx, c, f, arr, (base + f.offset) / f.bytes);
   }
+}
+
+/** Checks that the encoder can write every feature of `contract` and binds each feature's writer
+ * and named columns: `f.col[k]` is where the writer's k-th column goes in the contract's order
+ * (-1 where the contract leaves it out). A column name the writer does not know is an error. */
+export function bindWriters(contract) {
+  for (const f of contract.features) {
+    f.writer = WRITERS[f.name];
+    if (!f.writer) throw new Error(`contract ${contract.name}: no encoder for feature ${f.name}`);
+    const canon = COLUMNS[f.name];
+    if (!canon) continue;
+    if (!f.columns) throw new Error(`contract ${contract.name}: feature ${f.name} must name its columns (${canon.join(', ')})`);
+    for (const name of f.columns) {
+      if (!canon.includes(name)) {
+        throw new Error(`contract ${contract.name}: feature ${f.name} has no column '${name}' (known: ${canon.join(', ')})`);
+      }
+    }
+    f.col = Int32Array.from(canon, name => f.columns.indexOf(name));
+  }
+}
+
+const STAT_COLUMNS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
+/** The columns each writer knows, in the order it computes them. */
+export const COLUMNS = {
+  'battle.request': ['move', 'forced_switch', 'team_preview'],
+  'side.counts': ['team_size', 'seen', 'fainted'],
+  'side.gimmicks_used': ['terastallized', 'mega_evolved'],
+  'pokemon.base_stats': STAT_COLUMNS,
+  'pokemon.stats': STAT_COLUMNS,
+  'pokemon.boosts': ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'],
+  'pokemon.flags': ['present', 'revealed', 'active', 'fainted', 'terastallized', 'transformed', 'stats_known',
+    'item_known', 'ability_known', 'status_counter'],
+  'move.damage': DAMAGE_COLUMNS,
+  'foe.move_damage': DAMAGE_COLUMNS,
+  'switch.dealt': ['expected', 'ko_chance'],
+  'switch.taken': ['expected', 'ko_chance'],
+  'foe.stats': STAT_COLUMNS,
+};
+
+/** Writes value `v` in column k (the writer's order) of the row starting at `o`. */
+function put(f, a, o, k, v) {
+  const p = f.col[k];
+  if (p >= 0) a[o + p] = v;
 }
 
 /** Everything the writers share: the two sides' rows, in contract order. */
@@ -45,7 +87,11 @@ class Context {
     // order once a request has been applied.
     this.rows = [rowsOf(self, this.request), rowsOf(self.foe, null)];
     this.sides = [self, self.foe];
+    this._knowledge = null;
   }
+
+  /** Damage, speed and possible sets (knowledge/), computed on first use. */
+  get knowledge() { return this._knowledge || (this._knowledge = knowledgeOf(this.view)); }
 }
 
 function rowsOf(side, request) {
@@ -101,7 +147,7 @@ const WRITERS = {
   'battle.request'(ctx, c, f, a, at) {
     const r = ctx.request;
     if (!r || !ctx.view.needsDecision) return;
-    a[at + (r.teamPreview ? 2 : r.forceSwitch ? 1 : 0)] = 1;
+    put(f, a, at, r.teamPreview ? 2 : r.forceSwitch ? 1 : 0, 1);
   },
   'field.weather'(ctx, c, f, a, at) { a[at] = c.lookup('weather', ctx.battle.field.weatherState.id); },
   'field.terrain'(ctx, c, f, a, at) { a[at] = c.lookup('terrain', ctx.battle.field.terrainState.id); },
@@ -119,15 +165,17 @@ const WRITERS = {
   'side.counts'(ctx, c, f, a, at) {
     ctx.sides.forEach((side, s) => {
       const size = Math.max(side.totalPokemon, side.team.length);
-      a[at + s * 3] = size / 6;
-      a[at + s * 3 + 1] = side.team.length / 6;
-      a[at + s * 3 + 2] = side.team.filter(p => p.fainted).length / 6;
+      const o = at + s * f.shape[1];
+      put(f, a, o, 0, size / 6);
+      put(f, a, o, 1, side.team.length / 6);
+      put(f, a, o, 2, side.team.filter(p => p.fainted).length / 6);
     });
   },
   'side.gimmicks_used'(ctx, c, f, a, at) {
     ctx.sides.forEach((side, s) => {
-      a[at + s * 2] = side.team.some(p => p.terastallized) ? 1 : 0;
-      a[at + s * 2 + 1] = side.team.some(p => speciesOf(ctx.battle, p.baseSpeciesForme)?.mega) ? 1 : 0;
+      const o = at + s * f.shape[1];
+      put(f, a, o, 0, side.team.some(p => p.terastallized) ? 1 : 0);
+      put(f, a, o, 1, side.team.some(p => speciesOf(ctx.battle, p.baseSpeciesForme)?.mega) ? 1 : 0);
     });
   },
   'active.volatiles'(ctx, c, f, a, at) {
@@ -224,44 +272,113 @@ const WRITERS = {
       const sp = row.p && speciesOf(ctx.battle, row.p.speciesForme);
       if (!sp) return;
       const bs = sp.baseStats;
-      STATS.forEach((st, j) => { a[at + 6 * k + j] = (bs[st] || 0) / 255; });
+      STATS.forEach((st, j) => put(f, a, at + f.width * k, j, (bs[st] || 0) / 255));
     });
   },
   'pokemon.stats'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       if (!row.own) return;
-      a[at + 6 * k] = row.req.maxhp / 500;
-      STATS.slice(1).forEach((st, j) => { a[at + 6 * k + 1 + j] = (row.req.stats[st] || 0) / 500; });
+      put(f, a, at + f.width * k, 0, row.req.maxhp / 500);
+      STATS.slice(1).forEach((st, j) => put(f, a, at + f.width * k, 1 + j, (row.req.stats[st] || 0) / 500));
     });
   },
   'pokemon.boosts'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
       if (!row.p) return;
-      BOOSTS.forEach((b, j) => { a[at + 7 * k + j] = (row.p.boosts[b] || 0) / 6; });
+      BOOSTS.forEach((b, j) => put(f, a, at + f.width * k, j, (row.p.boosts[b] || 0) / 6));
     });
   },
   'pokemon.flags'(ctx, c, f, a, at) {
     eachRow(ctx, (row, s, i, k) => {
-      const o = at + 10 * k;
+      const o = at + f.width * k;
       const p = row.p;
-      a[o] = 1;
+      put(f, a, o, 0, 1);
       if (!p) return;
-      a[o + 1] = 1;
-      a[o + 2] = (row.own ? row.req.active : p.isActive()) ? 1 : 0;
-      a[o + 3] = (row.own ? row.req.fainted : p.fainted) ? 1 : 0;
-      a[o + 4] = p.terastallized ? 1 : 0;
-      a[o + 5] = p.volatiles.transform ? 1 : 0;
-      a[o + 6] = row.own ? 1 : 0;
-      a[o + 7] = row.own || p.item || p.lastItem ? 1 : 0;
-      a[o + 8] = row.own || p.ability || p.baseAbility ? 1 : 0;
+      put(f, a, o, 1, 1);
+      put(f, a, o, 2, (row.own ? row.req.active : p.isActive()) ? 1 : 0);
+      put(f, a, o, 3, (row.own ? row.req.fainted : p.fainted) ? 1 : 0);
+      put(f, a, o, 4, p.terastallized ? 1 : 0);
+      put(f, a, o, 5, p.volatiles.transform ? 1 : 0);
+      put(f, a, o, 6, row.own ? 1 : 0);
+      put(f, a, o, 7, row.own || p.item || p.lastItem ? 1 : 0);
+      put(f, a, o, 8, row.own || p.ability || p.baseAbility ? 1 : 0);
       const st = p.statusState || {};
-      a[o + 9] = Math.min((p.status === 'slp' ? st.sleepTurns : p.status === 'tox' ? st.toxicTurns : 0) || 0, 8) / 8;
+      put(f, a, o, 9, Math.min((p.status === 'slp' ? st.sleepTurns : p.status === 'tox' ? st.toxicTurns : 0) || 0, 8) / 8);
+    });
+  },
+  // --- battle knowledge (singles-v2) ---
+  'move.damage'(ctx, c, f, a, at) {
+    if (!ctx.view.needsDecision) return;
+    const d = ctx.knowledge.moveDamage;
+    for (let r = 0; r < 4 * GIMMICKS_N; r++) {
+      for (let k = 0; k < 4; k++) put(f, a, at + r * f.width, k, d[r * 4 + k]);
+    }
+  },
+  'move.first'(ctx, c, f, a, at) {
+    if (ctx.view.needsDecision) a.set(ctx.knowledge.moveFirst, at);
+  },
+  'switch.dealt'(ctx, c, f, a, at) { if (ctx.view.needsDecision) putPairs(f, a, at, ctx.knowledge.switchDealt); },
+  'switch.taken'(ctx, c, f, a, at) { if (ctx.view.needsDecision) putPairs(f, a, at, ctx.knowledge.switchTaken); },
+  'switch.first'(ctx, c, f, a, at) {
+    if (ctx.view.needsDecision) a.set(ctx.knowledge.switchFirst, at);
+  },
+  'foe.moves'(ctx, c, f, a, at) {
+    if (!ctx.view.needsDecision) return;
+    ctx.knowledge.foeMoves.forEach((id, m) => { a[at + m] = c.lookup('moves', id); });
+  },
+  'foe.move_prob'(ctx, c, f, a, at) {
+    if (ctx.view.needsDecision) a.set(ctx.knowledge.foeMoveProb, at);
+  },
+  'foe.move_damage'(ctx, c, f, a, at) {
+    if (!ctx.view.needsDecision) return;
+    const d = ctx.knowledge.foeMoveDamage;
+    for (let r = 0; r < FOE_MOVES * 6; r++) {
+      for (let k = 0; k < 4; k++) put(f, a, at + r * f.width, k, d[r * 4 + k]);
+    }
+  },
+  'foe.possible_moves'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'moves', 'moves', true); },
+  'foe.possible_move_prob'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'moves', null, true); },
+  'foe.possible_items'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'items', 'items', ctx.gen >= 2); },
+  'foe.possible_item_prob'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'items', null, ctx.gen >= 2); },
+  'foe.possible_abilities'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'abilities', 'abilities', ctx.gen >= 3); },
+  'foe.possible_ability_prob'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'abilities', null, ctx.gen >= 3); },
+  'foe.possible_tera'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'teras', 'types', ctx.gen >= 9); },
+  'foe.possible_tera_prob'(ctx, c, f, a, at) { writePossible(ctx, c, f, a, at, 'teras', null, ctx.gen >= 9); },
+  'foe.stats'(ctx, c, f, a, at) {
+    ctx.knowledge.foeStats.forEach((st, j) => {
+      if (st) STATS.forEach((name, k) => put(f, a, at + j * f.width, k, st[name] / 500));
     });
   },
   'action.mask'(ctx, c, f, a, at) {
     if (ctx.view.needsDecision) writeMask(ctx.request, a, at);
   },
 };
+
+const GIMMICKS_N = 6;
+
+function putPairs(f, a, at, pairs) {
+  for (let j = 0; j < 6; j++) {
+    put(f, a, at + j * f.width, 0, pairs[2 * j]);
+    put(f, a, at + j * f.width, 1, pairs[2 * j + 1]);
+  }
+}
+
+/** The foe's possible `what` (moves, items, abilities, teras) per foe row: vocabulary ids where
+ * `vocab` is given, else probabilities. Where a row has no set data, what it revealed (the
+ * pokemon.* features) is all that is known: <unknown>, probability 0. */
+function writePossible(ctx, c, f, a, at, what, vocab, applies) {
+  if (!applies) return;
+  const width = f.shape[1];
+  ctx.knowledge.possible.forEach((sets, j) => {
+    const o = at + j * width;
+    if (!sets) {
+      if (vocab && ctx.rows[1][j]) a.fill(UNKNOWN, o, o + width);
+      return;
+    }
+    const list = sets[what];
+    for (let m = 0; m < width && m < list.length; m++) a[o + m] = vocab ? c.lookup(vocab, list[m][0]) : list[m][1];
+  });
+}
 
 const MAX_PP = Array.from({length: 10}, () => new Map());  // per generation: some PP changed
 function maxPP(ctx, id) {

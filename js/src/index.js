@@ -3,6 +3,7 @@
 // `metapvp.call(handle, method, json)` and reads results as JSON strings, and reads records
 // in place from each object's output buffer.
 import {Contract} from './contract.js';
+import {bindWriters} from './encoder.js';
 import {Engine} from './engine.js';
 import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
@@ -13,6 +14,7 @@ import {legalChoices, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
 import {dexTables} from './dextables.js';
+import {stats as damageStats} from './knowledge/damage.js';
 
 const objects = [];
 let contract = null;
@@ -21,6 +23,7 @@ const metapvp = {
   /** Loads the environment contract; every object made after this uses it. */
   init(spec, vocabs) {
     contract = new Contract(spec, vocabs);
+    bindWriters(contract);
     return JSON.stringify({recordBytes: contract.recordBytes, numActions: NUM_ACTIONS,
       features: contract.features.map(f => ({name: f.name, offset: f.offset}))});
   },
@@ -57,6 +60,8 @@ const metapvp = {
   /** What a spectator sees of simulator `update` messages (their |split| pairs resolved). */
   spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
   /** Move data and the type chart along the contract's vocabularies (see dextables.js). */
+  /** Counts of the damage calculator's work so far in this context (for benchmarks). */
+  knowledgeStats() { return JSON.stringify(damageStats); },
   dexTables() { return JSON.stringify(dexTables(contract)); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {

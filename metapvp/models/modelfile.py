@@ -65,7 +65,7 @@ def load_model(path, contract=None) -> tuple[PolicyNet, dict]:
         c = contract or contracts.load(want.get("name", contracts.DEFAULT))
     except contracts.ContractError as e:
         raise ModelError(f"{path}: {e}") from None
-    if want.get("hash") != c.hash:
+    if not c.accepts(want.get("hash")):
         raise ModelError(f"{path} was trained on contract {want.get('name')!r} with hash "
                          f"{str(want.get('hash'))[:12]}…, but contract {c.name!r} here has hash "
                          f"{c.hash[:12]}…: the observation layout differs, so this model cannot "

@@ -31,6 +31,12 @@ POKEMON_IDS = ("pokemon.species", "pokemon.item", "pokemon.ability", "pokemon.te
                "pokemon.status", "pokemon.moves", "pokemon.move_pp")
 MOVE_EXTRA = 5   # per move slot: immune, log2 effectiveness, STAB, expected power, pp
 SWITCH_EXTRA = 2  # per switch slot: its best move's effectiveness, the foe's on it
+# Battle knowledge (contract singles-v2 and later), where the contract has it: per move slot its
+# damage with each gimmick and whether it moves first; per switch slot what it deals, what it takes
+# and whether it outspeeds; the foe's candidate moves and their damage on our active Pokemon.
+KNOWLEDGE = ("move.damage", "move.first", "switch.dealt", "switch.taken", "switch.first",
+             "foe.moves", "foe.move_prob", "foe.move_damage", "foe.possible_moves",
+             "foe.possible_move_prob", "foe.stats")
 
 
 def width(contract, names, skip: int) -> int:
@@ -85,8 +91,22 @@ class PolicyNet(nn.Module):
         v = {name: len(ids) for name, ids in contract.vocabs.items()}
         self.num_actions = contract.num_actions
         self.num_gimmicks = contract.head_sizes[1]
+        # columns read by name, so that a contract that reorders them is still read right
+        self.col_present = contract.column("pokemon.flags", "present")
+        self.col_active = contract.column("pokemon.flags", "active")
+        self.col_power = contract.table_column("moves", "base_power")
+        self.col_accuracy = contract.table_column("moves", "accuracy")
+        self.col_type = contract.table_column("moves", "type")
+        self.knowledge = all(n in contract.by_name for n in KNOWLEDGE)
+        move_k = switch_k = foe_k = 0
+        if self.knowledge:
+            move_k = width(contract, ("move.damage", "move.first"), 1)        # per move slot
+            switch_k = width(contract, ("switch.dealt", "switch.taken", "switch.first"), 1)
+            # the foe's candidate moves: probability and damage on our active Pokemon
+            foe_k = contract.by_name["foe.move_prob"].shape[0] * (1 + contract.by_name["foe.move_damage"].shape[-1])
         # Static dex data (see js/src/dextables.js), saved with the weights.
-        self.register_buffer("move_table", move_table if move_table is not None else torch.zeros(v["moves"], 11))
+        n_table = len(contract.tables["moves"]["columns"])
+        self.register_buffer("move_table", move_table if move_table is not None else torch.zeros(v["moves"], n_table))
         self.register_buffer("type_chart", type_chart if type_chart is not None else torch.ones(v["types"], v["types"]))
         self.species = nn.Embedding(v["species"], d)
         self.items = nn.Embedding(v["items"], d)
@@ -110,8 +130,11 @@ class PolicyNet(nn.Module):
         self.pokemon_in = nn.Linear(self.pokemon_width, d)
         self.pokemon_mlp = nn.Sequential(nn.LayerNorm(d), mlp(d, h, d))
         self.torso = nn.Sequential(nn.Linear(5 * d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
-        self.move_head = mlp(h + d + MOVE_EXTRA, h, self.num_gimmicks)
-        self.switch_head = mlp(h + d + SWITCH_EXTRA, h, self.num_gimmicks)
+        self.move_head = mlp(h + d + MOVE_EXTRA + move_k, h, self.num_gimmicks)
+        self.switch_head = mlp(h + d + SWITCH_EXTRA + switch_k, h, self.num_gimmicks)
+        # (identities where the contract has no knowledge, so that v1 model files load as before)
+        self.knowledge_in = nn.Linear(foe_k, d) if self.knowledge else nn.Identity()
+        self.foe_stats_in = nn.Linear(6, d) if self.knowledge else nn.Identity()
         self.critic = mlp(h + 2 * d + 1, h, 1)
         self.win_head = nn.Linear(h, 1)
 
@@ -135,8 +158,9 @@ class PolicyNet(nn.Module):
         move_static of its table row -- computed over the vocabulary once per forward, so the
         linear layer runs over ~1k table rows instead of over every move slot of the batch."""
         table = self.move_table
-        static = torch.cat([table[:, :6], table[:, 7:]], -1)
-        return (self.moves.weight + self.types(table[:, 6].long())
+        t = self.col_type
+        static = torch.cat([table[:, :t], table[:, t + 1:]], -1)
+        return (self.moves.weight + self.types(table[:, t].long())
                 + F.linear(static, self.move_static.weight[:, :-1], self.move_static.bias))
 
     def move_vectors(self, per_id: Tensor, moves: Tensor, pp: Tensor) -> Tensor:
@@ -161,7 +185,15 @@ class PolicyNet(nn.Module):
              + self.abilities(obs["pokemon.ability"].long()) + self.types(obs["pokemon.tera_type"].long())
              + self.types(obs["pokemon.types"].long()).sum(-2) + self.status(obs["pokemon.status"].long())
              + self.pokemon_in(self.pokemon_norm(floats)) + moves_pooled + side)
-        present = obs["pokemon.flags"][..., 0].float()
+        if self.knowledge and sides == 2:
+            # what the foe's Pokemon can still have, and their likely stats
+            possible = obs["foe.possible_moves"].long().reshape(b * 6, -1)
+            prob = obs["foe.possible_move_prob"].float().reshape(b * 6, -1)
+            known = possible > 2
+            pooled = F.embedding_bag(possible.clamp(min=0), per_id, per_sample_weights=prob * known.float(), mode="sum")
+            foe_extra = pooled.reshape(b, 6, -1) + self.foe_stats_in(obs["foe.stats"].float())
+            x = torch.cat([x[:, :1], x[:, 1:] + foe_extra.unsqueeze(1)], 1)
+        present = obs["pokemon.flags"][..., self.col_present].float()
         return self.pokemon_mlp(x) * present.unsqueeze(-1), present
 
     def effectiveness(self, attack_types: Tensor, defend_types: Tensor) -> Tensor:
@@ -181,25 +213,32 @@ class PolicyNet(nn.Module):
         flags = obs["pokemon.flags"].float()
         # own row 0 is the active Pokemon; the foe's active one is flagged
         own_active = mons[:, 0, 0]
-        foe_active_w = flags[:, 1, :, 2]
+        foe_active_w = flags[:, 1, :, self.col_active]
         foe_active = (mons[:, 1] * foe_active_w.unsqueeze(-1)).sum(1)
         pooled = mons.sum(2) / present.sum(2).clamp(min=1.0).unsqueeze(-1)
         g = (self.global_in(self.global_norm(self.global_floats_of(obs))) + self.gen(obs["battle.gen"].long().reshape(b))
              + self.weather(obs["field.weather"].long().reshape(b))
              + self.terrain(obs["field.terrain"].long().reshape(b)))
+        if self.knowledge:
+            foe_moves = torch.cat([obs["foe.move_prob"].float(),
+                                   obs["foe.move_damage"][:, :, 0].float().reshape(b, -1)], -1)
+            g = g + self.knowledge_in(foe_moves)
         z = self.torso(torch.cat([g, own_active, foe_active, pooled[:, 0], pooled[:, 1]], -1))
 
         foe_types = (obs["pokemon.types"][:, 1].long() * foe_active_w.long().unsqueeze(-1)).sum(1)  # (B, 2)
         own_types = obs["pokemon.types"][:, 0].long()                                                # (B, 6, 2)
         own_moves = obs["pokemon.moves"][:, 0].long()                                                # (B, 6, 4)
-        table = self.move_table[own_moves]                                                           # (B, 6, 4, 11)
-        move_types = table[..., 6].long()
+        table = self.move_table[own_moves]                                                           # (B, 6, 4, T)
+        move_types = table[..., self.col_type].long()
         eff = self.effectiveness(move_types, foe_types)                                              # (B, 6, 4)
         stab = (move_types.unsqueeze(-1) == own_types.unsqueeze(2)).any(-1).float()
-        power = table[..., 0] * table[..., 1] * eff * (1.0 + 0.5 * stab)
+        power = table[..., self.col_power] * table[..., self.col_accuracy] * eff * (1.0 + 0.5 * stab)
         # moves of the active Pokemon
         move_extra = torch.stack([(eff[:, 0] == 0).float(), torch.log2(eff[:, 0].clamp(min=0.25)) / 2,
                                   stab[:, 0], power[:, 0], obs["pokemon.move_pp"][:, 0, 0].float()], -1)
+        if self.knowledge:
+            move_extra = torch.cat([move_extra, obs["move.damage"].float().reshape(b, 4, -1),
+                                    obs["move.first"].float().unsqueeze(-1)], -1)
         zm = z.unsqueeze(1).expand(b, 4, z.shape[-1])
         active_moves = self.move_vectors(per_id, own_moves[:, 0], obs["pokemon.move_pp"][:, 0, 0].float())
         move_logits = self.move_head(torch.cat([zm, active_moves, move_extra], -1))             # (B, 4, G)
@@ -207,6 +246,9 @@ class PolicyNet(nn.Module):
         foe_hits = self.type_chart[foe_types.unsqueeze(1).unsqueeze(-1), own_types.unsqueeze(2)]  # (B,6,2,2)
         foe_hits = foe_hits.prod(-1).max(-1).values
         switch_extra = torch.stack([power.max(-1).values, torch.log2(foe_hits.clamp(min=0.25)) / 2], -1)
+        if self.knowledge:
+            switch_extra = torch.cat([switch_extra, obs["switch.dealt"].float(), obs["switch.taken"].float(),
+                                      obs["switch.first"].float().unsqueeze(-1)], -1)
         zs = z.unsqueeze(1).expand(b, 6, z.shape[-1])
         switch_logits = self.switch_head(torch.cat([zs, mons[:, 0], switch_extra], -1))         # (B, 6, G)
         logits = torch.cat([move_logits, switch_logits], 1).reshape(b, self.num_actions)

@@ -77,10 +77,12 @@ class Rollout:
     seconds: float
 
 
-def shaping_features(obs: dict, rows) -> np.ndarray:
+def shaping_features(obs: dict, rows, contract) -> np.ndarray:
     """(len(rows), 4): own HP and foe HP in whole Pokemon, own and foe fainted counts."""
-    hp = obs["pokemon.hp"][rows] * obs["pokemon.flags"][rows][..., 0]
-    counts = obs["side.counts"][rows][..., 2] * 6
+    present = contract.column("pokemon.flags", "present")
+    fainted = contract.column("side.counts", "fainted")
+    hp = obs["pokemon.hp"][rows] * obs["pokemon.flags"][rows][..., present]
+    counts = obs["side.counts"][rows][..., fainted] * 6
     return np.stack([hp[:, 0].sum(-1), hp[:, 1].sum(-1), counts[:, 0], counts[:, 1]], -1)
 
 
@@ -226,7 +228,7 @@ class RolloutWorker:
             learned += sum(learning)
             raw = self.sim.records(rows)
             raw_priv = self.sim.records(prows)
-            phi = shaping_features(step.obs, rows)
+            phi = shaping_features(step.obs, rows, self.contract)
             values = value.numpy()
             for j, d in enumerate(ds):
                 if not learning[j]:

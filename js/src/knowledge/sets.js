@@ -1,0 +1,122 @@
+// The foe's possible sets in random-battle formats, from the format's own generator
+// (@pkmn/randoms): its set data bounds which moves a species can have, and sets drawn from the
+// generator itself give how likely each move, item, ability and Tera type is. Everything the foe
+// has revealed narrows both. Formats without a random generator have no set data: null.
+import {TeamGenerators} from '@pkmn/randoms';
+import {PRNG} from '@pkmn/sim';
+
+const SAMPLES = 64;   // sets drawn per species: move frequencies to about +-6%
+const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+
+const generators = new Map();  // format id -> generator, or null where the format has none
+function generator(format) {
+  let g = generators.get(format);
+  if (g === undefined) {
+    try {
+      g = TeamGenerators.getTeamGenerator(format, [1, 2, 3, 4]);
+    } catch (e) {
+      g = null;
+    }
+    generators.set(format, g);
+  }
+  return g;
+}
+
+/** What the format's generator can give one species: {sets: drawn sets (ids), pools: each role's
+ * move pool (ids) where the data lists roles}, or null where it cannot make the species. */
+const species = new Map();  // `${format}|${species id}` -> entry or null
+export function speciesSets(format, name) {
+  const key = `${format}|${toID(name)}`;
+  let entry = species.get(key);
+  if (entry !== undefined) return entry;
+  entry = null;
+  const g = generator(format);
+  if (g) entry = draw(g, name) || draw(g, baseName(name));
+  species.set(key, entry);
+  return entry;
+}
+
+// A battle shows a cosmetic or in-battle forme ("Palafin-Hero"); the data keys the species.
+const baseName = name => String(name).split('-')[0];
+
+function draw(g, name) {
+  const id = toID(name);
+  const data = (g.randomSets && g.randomSets[id]) || (g.randomData && g.randomData[id]);
+  if (!data) return null;
+  const sets = [];
+  // Seeded by the species alone, so that what is drawn never depends on what came before.
+  const seed = [...id].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) % 65536, 7);
+  for (let i = 0; i < SAMPLES; i++) {
+    g.prng = new PRNG([seed, i, 1, 2]);
+    let set;
+    try {
+      set = g.randomSet(id, {}, i % 6 === 0);
+    } catch (e) {
+      return sets.length ? finish(sets, data) : null;
+    }
+    sets.push({moves: set.moves.map(toID), item: toID(set.item), ability: toID(set.ability),
+      tera: toID(set.teraType), evs: set.evs, ivs: set.ivs, nature: set.nature, level: set.level});
+  }
+  return finish(sets, data);
+}
+
+function finish(sets, data) {
+  const pools = data.sets ? data.sets.filter(s => s.movepool).map(s => s.movepool.map(toID))
+    : data.moves ? [data.moves.map(toID)] : null;
+  return {sets, pools: pools && pools.length ? pools : null};
+}
+
+/** The sets still possible for a foe that revealed `known` = {moves: [ids], item, ability, tera}
+ * (ids, '' where unrevealed): {moves, items, abilities, teras: [[id, probability], ...] sorted
+ * by probability, revealed ones first at 1; set: the most likely complete set}. null without
+ * set data. */
+const narrowed = new Map();  // the same species and the same revealed facts give the same answer
+export function possibleSets(format, name, known) {
+  const key = `${format}|${name}|${known.moves.join(',')}|${known.item}|${known.ability}|${known.tera}`;
+  let out = narrowed.get(key);
+  if (out === undefined) {
+    out = narrow(format, name, known);
+    if (narrowed.size > 50000) narrowed.clear();
+    narrowed.set(key, out);
+  }
+  return out;
+}
+
+function narrow(format, name, known) {
+  const entry = speciesSets(format, name);
+  if (!entry) return null;
+  const fits = s => known.moves.every(m => s.moves.includes(m)) &&
+    (!known.item || s.item === known.item) && (!known.ability || s.ability === known.ability) &&
+    (!known.tera || s.tera === known.tera);
+  let sets = entry.sets.filter(fits);
+  if (!sets.length) sets = entry.sets.filter(s => known.moves.every(m => s.moves.includes(m)));
+  // The moves the data allows: the pools of the roles that hold every revealed move.
+  let allowed = null;
+  if (entry.pools) {
+    allowed = new Set();
+    for (const pool of entry.pools) {
+      if (known.moves.every(m => pool.includes(m))) for (const m of pool) allowed.add(m);
+    }
+  }
+  const moves = tally(sets, s => s.moves, known.moves, allowed);
+  if (allowed) {
+    // a move its roles allow but no drawn set had: possible, if unlikely
+    for (const m of allowed) if (!moves.some(([id]) => id === m)) moves.push([m, 0.5 / SAMPLES]);
+  }
+  return {
+    moves,
+    items: tally(sets, s => [s.item], known.item ? [known.item] : []),
+    abilities: tally(sets, s => [s.ability], known.ability ? [known.ability] : []),
+    teras: tally(sets, s => [s.tera], known.tera ? [known.tera] : []),
+    set: sets[0] || entry.sets[0],
+  };
+}
+
+function tally(sets, pick, revealed, allowed = null) {
+  const counts = new Map();
+  for (const s of sets) for (const id of pick(s)) if (id) counts.set(id, (counts.get(id) || 0) + 1);
+  const out = revealed.map(id => [id, 1]);
+  const rest = [...counts].filter(([id]) => !revealed.includes(id) && (!allowed || allowed.has(id)))
+    .map(([id, n]) => [id, n / sets.length]).sort((a, b) => b[1] - a[1]);
+  return out.concat(rest);
+}
