@@ -8,6 +8,7 @@ import {Engine} from './engine.js';
 import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
 import {checkMasks} from './maskcheck.js';
+import {checkKnowledge} from './knowledgecheck.js';
 import {playRaw} from './rawsim.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 import {legalChoices, NUM_ACTIONS} from './actions.js';
@@ -45,6 +46,7 @@ const metapvp = {
   },
   buffer(handle) { return objects[handle].output.buffer; },
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
+  checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(contract, battles, batch, encode); },

@@ -84,12 +84,28 @@ export class PlayerView {
     const request = this.pending;
     this.pending = null;
     try {
+      keepTerastallized(this.battle, request);
       this.battle.update(request);
     } catch (e) {
       throw new BattleInputError(this.key, undefined, `client could not apply request: ${e.message}`);
     }
     this.request = request;
     this.needsDecision = request.requestType !== 'wait';
+  }
+}
+
+// @pkmn/client finds a request's Pokemon by "ident|details"; after Terastallization the battle log
+// adds ", tera:TYPE" to the details it stores while requests leave it out, so the client made a
+// new Pokemon and the active one lost its boosts, volatiles and Tera state. The stored key is
+// brought in line with the request's first.
+function keepTerastallized(battle, request) {
+  const side = request.side && battle.getSide(request.side.id);
+  if (!side) return;
+  const bare = id => String(id).replace(/, tera:[a-z]+/i, '');
+  for (const r of request.side.pokemon) {
+    if (!r.searchid) continue;
+    const p = side.team.find(x => x.searchid && x.searchid !== r.searchid && bare(x.searchid) === bare(r.searchid));
+    if (p) p.searchid = r.searchid;
   }
 }
 

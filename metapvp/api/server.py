@@ -56,7 +56,7 @@ class MoveApi:
     def __init__(self, player: NeuralPlayer, limits: Limits | None = None, engine: Engine | None = None):
         self.player = player
         self.limits = limits or Limits()
-        self.engine = engine or Engine()
+        self.engine = engine or Engine(player.contract)
         self.battles: dict[str, ApiBattle] = {}
 
     def answer(self, text: str) -> dict:

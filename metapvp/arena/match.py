@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metapvp.engine import Simulator
-from metapvp.players import Decisions, Player
+from metapvp.players import Decisions, Player, contract_for
 
 
 @dataclass
@@ -38,7 +38,10 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
     """Yields a Result per battle, as battles end. `indices`: the battle numbers to play (their
     seeds and seats follow from them); `teams`: {'a': team, 'b': team} for formats with user
     teams; `greedy`: (a, b) ask for each player's best action rather than a sample."""
-    sim = backend or Simulator()
+    need = contract_for(a, b)
+    sim = backend or Simulator(need)
+    if need and sim.contract.name != need:
+        raise ValueError(f"the backend encodes contract {sim.contract.name}, but a player needs {need}")
     todo = list(indices)[::-1]
     live: dict[str, tuple[int, str]] = {}  # battle id -> (index, A's side)
 

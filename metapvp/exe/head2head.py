@@ -32,7 +32,7 @@ def worker(args, indices, results, stop):
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and tells us
     try:
         from metapvp.backends import make_backend
-        from metapvp.players import make_player
+        from metapvp.players import contract_for, make_player
         a = make_player(args.p1, seed=args.seed * 2 + 1 + indices[0] if indices else 0)
         b = make_player(args.p2, seed=args.seed * 2 + 2 + indices[0] if indices else 0)
         teams = None
@@ -40,7 +40,7 @@ def worker(args, indices, results, stop):
             teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
         greedy = (args.play_best_move in ("p1", "both"), args.play_best_move in ("p2", "both"))
         logs = Path(args.outdir) / "logs" if args.outdir else None
-        backend = make_backend(args.sim)
+        backend = make_backend(args.sim, contract_for(a, b))
         try:
             for r in play(a, b, args.format, indices, seed=args.seed, concurrency=args.concurrency,
                           teams=teams, keep_logs=logs is not None, greedy=greedy, backend=backend,

@@ -14,9 +14,11 @@ def to_tensors(obs: dict[str, np.ndarray], device="cpu") -> dict[str, torch.Tens
 
 
 class NeuralPlayer(Player):
-    def __init__(self, model: PolicyNet, name: str = "model", seed: int | None = None):
+    def __init__(self, model: PolicyNet, name: str = "model", seed: int | None = None,
+                 contract: str | None = None):
         self.model = model.eval()
         self.name = name
+        self.contract = contract  # the contract the model was trained on: battles are encoded with it
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
 
     @torch.no_grad()
@@ -37,4 +39,4 @@ class NeuralPlayer(Player):
 
 def load_player(path, seed: int | None = None) -> NeuralPlayer:
     model, meta = load_model(path)
-    return NeuralPlayer(model, name=str(path), seed=seed)
+    return NeuralPlayer(model, name=str(path), seed=seed, contract=meta["contract"]["name"])

@@ -26,8 +26,21 @@ class Decisions:
 
 
 class Player:
-    """Subclasses implement act(); greedy asks a stochastic player for its best action."""
+    """Subclasses implement act(); greedy asks a stochastic player for its best action.
+    `contract`: the contract a player must be fed (a trained model's), None for any."""
     name = "player"
+    contract: str | None = None
 
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         raise NotImplementedError
+
+
+def contract_for(*players) -> str | None:
+    """The one contract these players need fed (None where none needs one in particular); a
+    ValueError naming them where two need different ones."""
+    wanted = {p.contract: p for p in players if getattr(p, "contract", None)}
+    if len(wanted) > 1:
+        raise ValueError("these players need different contracts: " +
+                         ", ".join(f"{p.name} needs {c}" for c, p in wanted.items()) +
+                         " (one battle is encoded with one contract)")
+    return next(iter(wanted), None)

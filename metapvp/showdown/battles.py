@@ -48,7 +48,7 @@ class LiveBattles:
         self.username = username
         self.userid = to_id(username)
         self.player = player
-        self.engine = engine or Engine()
+        self.engine = engine or Engine(getattr(player, "contract", None))
         self.greedy = greedy
         self.battles: dict[str, BattleState] = {}
 

@@ -27,9 +27,9 @@ from metapvp.training.trainer import Trainer, TrainingError
 from metapvp.training.workers import WorkerPool
 
 
-def real_decisions(battles=24, privileged=False):
+def real_decisions(battles=24, privileged=False, contract=None):
     """Observations of real decision points: battle starts and a few random turns."""
-    sim = Simulator()
+    sim = Simulator(contract)
     step = sim.start([{"id": f"t{i}", "format": "gen9randombattle", "seed": f"5,6,7,{i}",
                        "privileged": privileged} for i in range(battles)])
     rng = np.random.default_rng(0)
@@ -45,12 +45,14 @@ def real_decisions(battles=24, privileged=False):
 
 
 class NetworkTest(unittest.TestCase):
+    contract_name = "singles-v1"
+
     @classmethod
     def setUpClass(cls):
         torch.manual_seed(0)
-        cls.contract = load()
+        cls.contract = load(cls.contract_name)
         cls.model = new_model(cls.contract).eval()
-        cls.obs, cls.priv = real_decisions(privileged=True)
+        cls.obs, cls.priv = real_decisions(privileged=True, contract=cls.contract_name)
 
     def test_masked_head_gives_illegal_actions_no_probability(self):
         with torch.no_grad():
@@ -100,7 +102,7 @@ class NetworkTest(unittest.TestCase):
             with zipfile.ZipFile(path) as z:
                 self.assertEqual(sorted(z.namelist()), ["metadata.json", "obs_norm.pt", "weights.pt"])
                 meta = json.loads(z.read("metadata.json"))
-            self.assertEqual(meta["contract"], {"name": "singles-v1", "hash": self.contract.hash})
+            self.assertEqual(meta["contract"], {"name": self.contract_name, "hash": self.contract.hash})
             self.assertEqual((meta["preset"], meta["steps"]), ("small", 7))
             loaded, _ = load_model(path)
             with torch.no_grad():
@@ -121,6 +123,21 @@ class NetworkTest(unittest.TestCase):
             (Path(tmp) / "junk.zip").write_bytes(b"not a zip")
             with self.assertRaisesRegex(ModelError, "not a model file"):
                 load_model(Path(tmp) / "junk.zip")
+
+
+class NetworkV2Test(NetworkTest):
+    """The same checks on singles-v2, whose network also reads the battle knowledge."""
+    contract_name = "singles-v2"
+
+    def test_knowledge_features_change_the_policy(self):
+        self.assertTrue(self.model.knowledge)
+        obs = to_tensors(self.obs)
+        with torch.no_grad():
+            before = self.model(obs)[0]
+            obs["move.damage"] = obs["move.damage"] * 0
+            after = self.model(obs)[0]
+        legal = to_tensors(self.obs)["action.mask"] > 0
+        self.assertGreater((before - after)[legal].abs().max().item(), 1e-4)
 
 
 class PPOPiecesTest(unittest.TestCase):

@@ -5,10 +5,11 @@ import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {getFinalSpeed} from '@smogon/calc/dist/mechanics/util.js';
 
 const GENS = Array.from({length: 10}, (_, n) => (n ? Generations.get(n) : null));
-const WEATHER = {sunnyday: 'Sun', raindance: 'Rain', sandstorm: 'Sand', hail: 'Hail', snow: 'Snow',
+export const WEATHER = {sunnyday: 'Sun', raindance: 'Rain', sandstorm: 'Sand', hail: 'Hail', snow: 'Snow',
   snowscape: 'Snow', desolateland: 'Harsh Sunshine', primordialsea: 'Heavy Rain', deltastream: 'Strong Winds'};
-const TERRAIN = {electricterrain: 'Electric', grassyterrain: 'Grassy', mistyterrain: 'Misty', psychicterrain: 'Psychic'};
+export const TERRAIN = {electricterrain: 'Electric', grassyterrain: 'Grassy', mistyterrain: 'Misty', psychicterrain: 'Psychic'};
 const CACHE_LIMIT = 100000;
+const OBJECT_LIMIT = 100000;
 // Moves whose damage follows the attacker's or the defender's exact HP; for every other move only
 // full HP (Multiscale, Sturdy...) and a third or less (Blaze, Torrent...) matter, so the cache
 // keys HP by those bands and far more results repeat from turn to turn.
@@ -30,17 +31,43 @@ export function monKey(m, exactHP = true) {
       `${m.nature}|${m.evs ? Object.values(m.evs).join(',') : ''}|${m.ivs ? Object.values(m.ivs).join(',') : ''}`);
 }
 
+/** The name the calculator knows a species by: cosmetic formes ("Florges-Blue") it lacks are
+ * their base species in battle. */
+export function calcSpecies(gen, name) {
+  const g = GENS[gen];
+  if (g.species.get(toID(name))) return name;
+  const base = String(name).split('-')[0];
+  if (g.species.get(toID(base))) return base;
+  throw new Error(`the calculator does not know ${name}`);
+}
+const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+
 /** The calculator's Pokemon for `m` in generation `gen`; exact stats replace computed ones. */
 export function calcMon(gen, m) {
-  const p = new Pokemon(GENS[gen], m.species, {level: m.level, item: m.item || undefined,
+  const p = new Pokemon(GENS[gen], calcSpecies(gen, m.species), {level: m.level, item: m.item || undefined,
     ability: m.ability || undefined, nature: m.nature, evs: m.evs, ivs: m.ivs, boosts: m.boosts,
     status: m.status || '', teraType: m.tera || undefined, isDynamaxed: !!m.dynamax});
-  if (!p.species || !p.species.baseStats) throw new Error(`the calculator does not know ${m.species}`);
   if (m.stats) {
     for (const st of ['hp', 'atk', 'def', 'spa', 'spd', 'spe']) p.rawStats[st] = p.stats[st] = m.stats[st];
   }
   p.originalCurHP = Math.max(1, Math.min(m.hp, p.rawStats.hp));
+  p.clone = keepStatsClone;
   return p;
+}
+
+// calculate() works on clones, and the calculator's own clone recomputes stats from base stats,
+// EVs and IVs: own Pokemon would lose the exact stats the request gives. This clone copies every
+// field (the state the mechanics change gets its own object; the species data is shared, read only).
+function keepStatsClone() {
+  const c = Object.assign(Object.create(Pokemon.prototype), this);
+  c.ivs = {...this.ivs};
+  c.evs = {...this.evs};
+  c.boosts = {...this.boosts};
+  c.rawStats = {...this.rawStats};
+  c.stats = {...this.stats};
+  c.moves = this.moves.slice();
+  c.types = this.types.slice();
+  return c;
 }
 
 /** The calculator's Field from the client's battle, seen from `attacker`'s side. */
@@ -49,14 +76,21 @@ export function fieldOf(battle, attackerSide, defenderSide) {
   const side = s => ({isReflect: !!s.sideConditions.reflect, isLightScreen: !!s.sideConditions.lightscreen,
     isAuroraVeil: !!s.sideConditions.auroraveil, isTailwind: !!s.sideConditions.tailwind,
     isSR: !!s.sideConditions.stealthrock, spikes: (s.sideConditions.spikes || {}).level || 0});
-  return {weather: WEATHER[f.weatherState.id], terrain: TERRAIN[f.terrainState.id],
+  // @pkmn/client names weather and terrain as the calculator does ("Rain", "Electric")
+  return {weather: f.weather, terrain: f.terrain,
     isGravity: !!f.pseudoWeather.gravity, isMagicRoom: !!f.pseudoWeather.magicroom,
     isWonderRoom: !!f.pseudoWeather.wonderroom,
     attackerSide: side(attackerSide), defenderSide: side(defenderSide)};
 }
 
-const fieldKey = f => `${f.weather}|${f.terrain}|${f.isGravity}|${f.isMagicRoom}|${f.isWonderRoom}|` +
-  `${f.attackerSide.isTailwind}|${f.defenderSide.isReflect}|${f.defenderSide.isLightScreen}|${f.defenderSide.isAuroraVeil}`;
+// Every field and side fact fieldOf sets goes into the key: the calculator reads more of them than
+// one might think (Multiscale counts as broken when the defender's side has hazards).
+const FIELD_KEYS = new WeakMap();
+function fieldKey(f) {
+  let k = FIELD_KEYS.get(f);
+  if (k === undefined) FIELD_KEYS.set(f, k = JSON.stringify(f));
+  return k;
+}
 
 const cache = new Map();
 export const stats = {calls: 0, computed: 0, failed: 0};
@@ -102,7 +136,7 @@ const objects = new Map();
 function remember(key, make) {
   let o = objects.get(key);
   if (o === undefined) {
-    if (objects.size >= CACHE_LIMIT) objects.clear();
+    if (objects.size >= OBJECT_LIMIT) objects.clear();
     objects.set(key, o = make());
   }
   return o;
@@ -125,7 +159,7 @@ function moveOf(gen, move, variant) {
   });
 }
 
-function summarise(d, mv) {
+export function summarise(d, mv) {
   let rolls;
   if (typeof d === 'number') rolls = [d];
   else if (Array.isArray(d[0])) {

@@ -3,7 +3,8 @@
 // can do to each of ours, who moves first, and the foe's possible sets. The encoder writes it into
 // the singles-v2 features; the scripted players read the same numbers.
 import {damage, damageRow, speedOf, fieldOf, calcMon} from './damage.js';
-import {possibleSets} from './sets.js';
+import {possibleSets, moveID} from './sets.js';
+import {Dex} from '@pkmn/sim';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
 
 export const DAMAGE_COLUMNS = ['expected', 'min', 'max', 'ko_chance'];
@@ -38,25 +39,30 @@ function nameOf(table, id) {
  * client (only the active one has any). */
 function ownMon(view, j) {
   const r = view.request.side.pokemon[j];
-  const p = view.self.team[j];
   const gen = view.battle.gen;
-  const active = j === 0 && r.active;
+  const active = j === 0 && r.active ? view.self.active[0] : null;
   return {
-    species: p ? p.speciesForme : r.speciesForme, level: r.level || 100,
+    species: active ? active.speciesForme : r.speciesForme, level: r.level || 100,
     item: nameOf(gen.items, r.item), ability: nameOf(gen.abilities, r.ability || r.baseAbility),
     nature: undefined, evs: undefined, ivs: undefined, status: r.status || '',
-    boosts: (active && p && p.boosts) || {}, hp: r.hp, maxhp: r.maxhp,
+    boosts: special((active && active.boosts) || {}, gen.num), hp: r.hp, maxhp: r.maxhp,
     stats: {hp: r.maxhp, ...r.stats}, tera: r.terastallized || '', teraType: r.teraType || '',
-    dynamax: !!(active && p && p.volatiles.dynamax), fainted: r.fainted || !r.hp,
+    dynamax: !!(active && active.volatiles.dynamax), fainted: r.fainted || !r.hp,
     moves: r.moves,
   };
 }
 
+// Generation 1 has one Special stat: the log boosts "spa", the simulator both halves.
+const special = (boosts, gen) => (gen === 1 && boosts.spa ? {...boosts, spd: boosts.spa} : boosts);
+
 /** What the foe has revealed about `p`, as ids. */
 function revealed(p) {
-  return {moves: p.moves.map(toID).map(m => m.replace(/[0-9]+$/, '')),
+  return {moves: p.moves.filter(isOwnMove).map(moveID),
     item: toID(p.item), ability: toID(p.ability || p.baseAbility), tera: toID(p.terastallized)};
 }
+
+// Max Moves and Z-moves show as used moves, but belong to no set.
+const isOwnMove = name => { const m = Dex.moves.get(name); return !m.isMax && !m.isZ; };
 
 /** The foe's Pokemon `p` as the calculator needs it: its level, HP fraction and boosts as shown,
  * with what it has revealed and, for the rest, the format's likeliest set. */
@@ -70,7 +76,7 @@ function foeMon(view, p, sets) {
     species: p.speciesForme, level: p.level || 100,
     item: nameOf(gen.items, itemId), ability: nameOf(gen.abilities, abilityId),
     nature: likely ? likely.nature : undefined, evs: likely ? likely.evs : DEFAULT_EVS[gen.num >= 3 ? 1 : 0],
-    ivs: likely ? likely.ivs : undefined, status: p.status || '', boosts: p.boosts || {},
+    ivs: likely ? likely.ivs : undefined, status: p.status || '', boosts: special(p.boosts || {}, gen.num),
     hpFraction: p.maxhp ? p.hp / p.maxhp : 1, hp: 0, stats: null,
     tera: p.terastallized || '', dynamax: !!p.volatiles.dynamax,
   };
@@ -95,7 +101,7 @@ function compute(view) {
   // the foe's rows, in the order the encoder writes them
   for (let j = 0; j < 6; j++) {
     const p = view.foe.team[j];
-    const sets = p ? possibleSets(format, p.speciesForme, revealed(p)) : null;
+    const sets = p ? possibleSets(format, p.baseSpeciesForme, revealed(p)) : null;
     k.possible.push(sets);
     k.foeStats.push(p ? likelyStats(gen, foeMon(view, p, sets)) : null);
   }
@@ -109,6 +115,7 @@ function compute(view) {
   foe.maxhp = foeMax || 100;
   foe.hp = Math.max(1, Math.round(foe.hpFraction * foe.maxhp));
   const ours = req.side.pokemon.map((_, j) => ownMon(view, j));
+  k.foe = foe;
   const us = fieldOf(battle, view.self, view.foe);
   const them = fieldOf(battle, view.foe, view.self);
 
@@ -149,6 +156,7 @@ function compute(view) {
   }
   // the foe's candidate moves against each of ours
   const candidates = foeSets ? foeSets.moves : revealed(foeP).moves.map(m => [m, 1]);
+
   candidates.slice(0, FOE_MOVES).forEach(([id, prob], m) => {
     k.foeMoves.push(id);
     k.foeMoveProb[m] = prob;

@@ -3,10 +3,12 @@
 // generator itself give how likely each move, item, ability and Tera type is. Everything the foe
 // has revealed narrows both. Formats without a random generator have no set data: null.
 import {TeamGenerators} from '@pkmn/randoms';
-import {PRNG} from '@pkmn/sim';
+import {PRNG, Dex} from '@pkmn/sim';
 
 const SAMPLES = 64;   // sets drawn per species: move frequencies to about +-6%
 const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+// Hidden Power's type is not part of what the battle shows; the vocabulary has it without one.
+export const moveID = s => { const id = toID(s).replace(/[0-9]+$/, ''); return id.startsWith('hiddenpower') ? 'hiddenpower' : id; };
 
 const generators = new Map();  // format id -> generator, or null where the format has none
 function generator(format) {
@@ -22,8 +24,10 @@ function generator(format) {
   return g;
 }
 
-/** What the format's generator can give one species: {sets: drawn sets (ids), pools: each role's
- * move pool (ids) where the data lists roles}, or null where it cannot make the species. */
+/** What the format's generator can give one species: {sets: drawn sets (ids), pools: move pools
+ * (ids) the format's data lists for it}, or null where it cannot make the species. A Mega or
+ * other battle-only forme is looked up with the species it comes from, and a species with
+ * Mega formes includes their sets (the data may list a Mega's sets under the Mega). */
 const species = new Map();  // `${format}|${species id}` -> entry or null
 export function speciesSets(format, name) {
   const key = `${format}|${toID(name)}`;
@@ -31,9 +35,26 @@ export function speciesSets(format, name) {
   if (entry !== undefined) return entry;
   entry = null;
   const g = generator(format);
-  if (g) entry = draw(g, name) || draw(g, baseName(name));
+  if (g) {
+    const parts = relatives(g.dex || Dex, name).map(n => draw(g, n)).filter(Boolean);
+    if (parts.length) {
+      entry = {sets: parts.flatMap(e => e.sets),
+        pools: parts.some(e => e.pools) ? parts.flatMap(e => e.pools || []) : null};
+    }
+  }
   species.set(key, entry);
   return entry;
+}
+
+function relatives(dex, name) {
+  let sp = dex.species.get(name);
+  if (!sp.exists) return [baseName(name)];
+  if (sp.battleOnly) sp = dex.species.get(Array.isArray(sp.battleOnly) ? sp.battleOnly[0] : sp.battleOnly);
+  else if (sp.isMega || sp.isPrimal) sp = dex.species.get(sp.changesFrom || sp.baseSpecies);
+  const megas = (sp.otherFormes || []).filter(f => { const o = dex.species.get(f); return o.isMega || o.isPrimal; });
+  const names = [sp.name, ...megas];
+  if (sp.name !== sp.baseSpecies) names.push(sp.baseSpecies);  // a cosmetic forme the data keys by its base
+  return names;
 }
 
 // A battle shows a cosmetic or in-battle forme ("Palafin-Hero"); the data keys the species.
@@ -52,18 +73,30 @@ function draw(g, name) {
     try {
       set = g.randomSet(id, {}, i % 6 === 0);
     } catch (e) {
-      return sets.length ? finish(sets, data) : null;
+      break;
     }
-    sets.push({moves: set.moves.map(toID), item: toID(set.item), ability: toID(set.ability),
+    sets.push({moves: set.moves.map(moveID), item: toID(set.item), ability: toID(set.ability),
       tera: toID(set.teraType), evs: set.evs, ivs: set.ivs, nature: set.nature, level: set.level});
   }
-  return finish(sets, data);
+  return sets.length ? finish(sets, g, id) : null;
 }
 
-function finish(sets, data) {
-  const pools = data.sets ? data.sets.filter(s => s.movepool).map(s => s.movepool.map(toID))
-    : data.moves ? [data.moves.map(toID)] : null;
-  return {sets, pools: pools && pools.length ? pools : null};
+// Every move list the format's data has for the species, together with the moves drawn: the
+// generations keep them in different places (role move pools; move lists with essential,
+// exclusive and combination moves), and the union of them all bounds what the species can have.
+function finish(sets, g, id) {
+  const pools = [];
+  for (const data of [g.randomSets && g.randomSets[id], g.randomData && g.randomData[id]]) {
+    if (!data) continue;
+    for (const s of data.sets || []) if (s.movepool) pools.push(s.movepool.map(moveID));
+    const lists = ['moves', 'essentialMoves', 'exclusiveMoves', 'comboMoves'].filter(k => Array.isArray(data[k]));
+    if (lists.length) pools.push(lists.flatMap(k => data[k].map(moveID)));
+  }
+  const drawn = [...new Set(sets.flatMap(s => s.moves))];
+  // a role's pool must hold every move of a drawn set of that role; where one does not, the data
+  // is not what the generator reads, and the drawn moves join every pool
+  const covered = sets.every(s => pools.some(pool => s.moves.every(m => pool.includes(m))));
+  return {sets, pools: pools.length ? (covered ? pools : pools.map(p => [...new Set([...p, ...drawn])])) : null};
 }
 
 /** The sets still possible for a foe that revealed `known` = {moves: [ids], item, ability, tera}
@@ -85,22 +118,25 @@ export function possibleSets(format, name, known) {
 function narrow(format, name, known) {
   const entry = speciesSets(format, name);
   if (!entry) return null;
-  const fits = s => known.moves.every(m => s.moves.includes(m)) &&
-    (!known.item || s.item === known.item) && (!known.ability || s.ability === known.ability) &&
-    (!known.tera || s.tera === known.tera);
+  // A revealed move no pool allows was not this Pokemon's (an Illusion user's, shown under its
+  // disguise): it is listed, but it narrows nothing.
+  const fitting = entry.pools ? known.moves.filter(m => entry.pools.some(pool => pool.includes(m))) : known.moves;
+  const hasMoves = s => fitting.every(m => s.moves.includes(m));
+  const fits = s => hasMoves(s) && (!known.item || s.item === known.item) &&
+    (!known.ability || s.ability === known.ability) && (!known.tera || s.tera === known.tera);
   let sets = entry.sets.filter(fits);
-  if (!sets.length) sets = entry.sets.filter(s => known.moves.every(m => s.moves.includes(m)));
-  // The moves the data allows: the pools of the roles that hold every revealed move.
+  if (!sets.length) sets = entry.sets.filter(hasMoves);
+  // The moves the data allows: the pools that hold every revealed move.
   let allowed = null;
   if (entry.pools) {
     allowed = new Set();
     for (const pool of entry.pools) {
-      if (known.moves.every(m => pool.includes(m))) for (const m of pool) allowed.add(m);
+      if (fitting.every(m => pool.includes(m))) for (const m of pool) allowed.add(m);
     }
   }
   const moves = tally(sets, s => s.moves, known.moves, allowed);
   if (allowed) {
-    // a move its roles allow but no drawn set had: possible, if unlikely
+    // a move its pools allow but no drawn set had: possible, if unlikely
     for (const m of allowed) if (!moves.some(([id]) => id === m)) moves.push([m, 0.5 / SAMPLES]);
   }
   return {
@@ -109,6 +145,7 @@ function narrow(format, name, known) {
     abilities: tally(sets, s => [s.ability], known.ability ? [known.ability] : []),
     teras: tally(sets, s => [s.tera], known.tera ? [known.tera] : []),
     set: sets[0] || entry.sets[0],
+    impossible: known.moves.filter(m => !fitting.includes(m)),
   };
 }
 
