@@ -2,6 +2,7 @@
 the learning time, on this machine.
 
     ./rp scripts/bench_training.py [--expt expts/quick.yml] [--updates 20] [--workers 2]
+                                   [--contracts singles-v1,singles-v2]
 
 Runs the experiment twice for a number of updates (evaluation and checkpoints off, so only
 rollouts and learning count) in temporary directories: with rollout.overlap on (the workers
@@ -15,6 +16,8 @@ each it prints, summed over the updates after the first two (start-up):
 and, measured just before in the same run, the raw simulator's turns/s in one process (the bench.py
 reference: js/tools/raw-sim.mjs under Node; where Node or the npm packages are missing, the same
 battles in mini-racer), so that runs on machines of other speeds can be compared.
+With --contracts, it runs the experiment once per contract instead (overlap on, as configured
+otherwise) and prints them side by side, with each one's end-to-end figure against the first's.
 A benchmark, not a test: the figures depend on the machine and its load."""
 import argparse
 import csv
@@ -32,11 +35,11 @@ FIGURES = ("end to end, learner decisions/s", "end to end, all seats decisions/s
            "rollouts only, learner decisions/s", "learning's share of the wall time", "wall time (s)")
 
 
-def measure(args, rest: list, overlap: bool) -> list[str]:
+def measure(args, rest: list, overrides: list) -> list[str]:
     with tempfile.TemporaryDirectory() as tmp:
         cfg = load_expt(args.expt, ["--workers", str(args.workers), "--eval.every", "1000000",
                                     "--checkpoint.every", "1000000", "--league.snapshot_every", "1000000",
-                                    "--max_minutes", "null", "--rollout.overlap", str(overlap).lower(), *rest])
+                                    "--max_minutes", "null", *rest, *overrides])
         per_update = cfg["rollout"]["decisions_per_worker"] * max(1, args.workers)
         cfg["total_decisions"] = per_update * args.updates
         start = time.perf_counter()
@@ -57,17 +60,25 @@ def main():
     p.add_argument("--expt", default="expts/quick.yml")
     p.add_argument("--updates", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--contracts", help="comma-separated contracts to compare, instead of overlap on/off")
     args, rest = p.parse_known_args()
     try:
         raw, engine = raw_node("gen9randombattle", 60, 1), "Node"
     except (OSError, subprocess.CalledProcessError):
         raw, engine = raw_mini_racer("gen9randombattle", 60, 1), "mini-racer"
     cfg = load_expt(args.expt, rest)
-    columns = {"overlap on": measure(args, rest, True), "overlap off": measure(args, rest, False)}
+    if args.contracts:
+        columns = {c: measure(args, rest, ["--contract", c]) for c in args.contracts.split(",")}
+    else:
+        columns = {f"overlap {x}": measure(args, rest, ["--rollout.overlap", "true" if x == "on" else "false"])
+                   for x in ("on", "off")}
     print(f"{args.expt}: {args.updates - 2} updates measured, {args.workers} workers, {cfg['model']['preset']} model")
     print(f"{'':36s}" + "".join(f"{c:>14s}" for c in columns))
     for i, name in enumerate(FIGURES):
         print(f"  {name:34s}" + "".join(f"{v[i]:>14s}" for v in columns.values()))
+    if args.contracts:
+        first = float(next(iter(columns.values()))[0])
+        print(f"  {'end to end against the first':34s}" + "".join(f"{float(v[0]) / first:>14.0%}" for v in columns.values()))
     print(f"  machine reference: the raw simulator (gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "
           f"turns/s in {engine}, one process, just before")
 

@@ -1,6 +1,7 @@
 """Benchmarks the whole stack against the raw simulator, side by side in one run.
 
     ./rp metapvp/exe/bench.py [--format gen9randombattle] [--battles 100] [--workers N]
+                              [--contracts singles-v1,singles-v2]
 
 Full stack: random against random through everything -- the in-process simulator, the headless
 clients, the encoder, the tensors read in Python, the actions chosen in Python (numpy) -- one
@@ -11,7 +12,9 @@ then on all cores at once (one process per core, unpinned).
 
 A second reference, "raw, mini-racer", plays the same raw battles inside mini-racer's V8, the
 engine the full stack runs on (Node ships an older V8): the ratio against it is the cost of
-the clients, the encoder and Python alone. A benchmark, not a test: run it on an otherwise idle
+the clients, the encoder and Python alone. With several --contracts, the full stack runs once per
+contract and the last lines compare each with the first (e.g. the battle knowledge of singles-v2
+against singles-v1). A benchmark, not a test: run it on an otherwise idle
 machine."""
 from __future__ import annotations
 
@@ -42,9 +45,9 @@ def raw_mini_racer(fmt: str, battles: int, seed: int) -> dict:
     return out
 
 
-def full_stack(fmt: str, battles: int, seed: int, concurrency: int) -> dict:
+def full_stack(fmt: str, battles: int, seed: int, concurrency: int, contract: str = "singles-v1") -> dict:
     from metapvp.arena import play
-    from metapvp.engine import context
+    from metapvp.engine import Simulator, context
     from metapvp.players import RandomPlayer
 
     class Counting(RandomPlayer):
@@ -54,10 +57,11 @@ def full_stack(fmt: str, battles: int, seed: int, concurrency: int) -> dict:
             Counting.decisions += len(decisions)
             return super().act(decisions, greedy)
 
-    context()  # load V8 before the clock starts, as a long run would have
+    context(contract)  # load V8 before the clock starts, as a long run would have
+    sim = Simulator(contract)
     start = time.perf_counter()
     turns = sum(r.turns for r in play(Counting(seed), Counting(seed + 1), fmt, range(battles),
-                                      seed=seed, concurrency=concurrency))
+                                      seed=seed, concurrency=concurrency, backend=sim))
     return {"battles": battles, "turns": turns, "decisions": Counting.decisions,
             "seconds": time.perf_counter() - start}
 
@@ -93,31 +97,44 @@ def main():
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="processes for 'all cores'")
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--contracts", default="singles-v1", help="comma-separated; the full stack runs with each")
     args = ap.parse_args()
+    contracts = args.contracts.split(",")
     W, n = args.workers, args.battles
     one_cpu = {min(os.sched_getaffinity(0))}
 
     rows = {}
     rows["raw, 1 core"] = in_parallel(raw_node, [(args.format, n, args.seed)], one_cpu)
     rows["raw, mini-racer"] = in_parallel(raw_mini_racer, [(args.format, n, args.seed)], one_cpu)
-    rows["full, 1 core"] = in_parallel(full_stack, [(args.format, n, args.seed, args.concurrency)], one_cpu)
+    full = {c: ("full" if len(contracts) == 1 else f"full {c}") for c in contracts}
+    for c in contracts:
+        rows[f"{full[c]}, 1 core"] = in_parallel(full_stack, [(args.format, n, args.seed, args.concurrency, c)], one_cpu)
     rows[f"raw, {W} cores"] = in_parallel(raw_node, [(args.format, n, args.seed + w) for w in range(W)])
-    rows[f"full, {W} cores"] = in_parallel(full_stack, [(args.format, n, args.seed + w, args.concurrency)
-                                                       for w in range(W)])
+    for c in contracts:
+        rows[f"{full[c]}, {W} cores"] = in_parallel(full_stack, [(args.format, n, args.seed + w, args.concurrency, c)
+                                                                for w in range(W)])
     print(f"{args.format}, random vs random, {n} battles per process; '1 core' rows are pinned to CPU "
           f"{min(one_cpu)}\n")
-    print(f"{'':<17}{'battles':>8}{'turns':>8}{'seconds':>9}{'turns/s':>10}{'decisions/s':>13}")
+    width = max(len(k) for k in rows) + 2
+    print(f"{'':<{width}}{'battles':>8}{'turns':>8}{'seconds':>9}{'turns/s':>10}{'decisions/s':>13}")
     for name, r in rows.items():
-        print(f"{name:<17}{r['battles']:>8}{r['turns']:>8}{r['seconds']:>9.2f}{rate(r, 'turns'):>10.0f}"
+        print(f"{name:<{width}}{r['battles']:>8}{r['turns']:>8}{r['seconds']:>9.2f}{rate(r, 'turns'):>10.0f}"
               f"{rate(r, 'decisions'):>13.0f}")
-    raw1, full1 = rate(rows["raw, 1 core"], "turns"), rate(rows["full, 1 core"], "turns")
-    rawW, fullW = rate(rows[f"raw, {W} cores"], "turns"), rate(rows[f"full, {W} cores"], "turns")
+    first = full[contracts[0]]
+    raw1, full1 = rate(rows["raw, 1 core"], "turns"), rate(rows[f"{first}, 1 core"], "turns")
+    rawW, fullW = rate(rows[f"raw, {W} cores"], "turns"), rate(rows[f"{first}, {W} cores"], "turns")
+    if len(contracts) > 1:
+        print(f"(the next three lines are for {contracts[0]})")
     same_engine = rate(rows["raw, mini-racer"], "turns")
     print(f"\nfull stack / raw simulator (Node), turns/s:  1 core {full1 / raw1:.0%}   {W} cores {fullW / rawW:.0%}"
           f"   (target >= 70%)")
     print(f"full stack / raw simulator in mini-racer, 1 core:  {full1 / same_engine:.0%}   (the same V8 for both)")
     print(f"speed-up from 1 to {W} cores:  raw {rawW / raw1:.2f}x   full {fullW / full1:.2f}x   "
           f"full's speed-up is {(fullW / full1) / (rawW / raw1):.0%} of raw's (target >= 90%)")
+    for c in contracts[1:]:
+        d1 = rate(rows[f"{full[c]}, 1 core"], "decisions") / rate(rows[f"{first}, 1 core"], "decisions")
+        dW = rate(rows[f"{full[c]}, {W} cores"], "decisions") / rate(rows[f"{first}, {W} cores"], "decisions")
+        print(f"{c} / {contracts[0]}, decisions/s:  1 core {d1:.0%}   {W} cores {dW:.0%}")
 
 
 if __name__ == "__main__":
