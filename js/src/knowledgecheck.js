@@ -77,51 +77,44 @@ function checkDamage(stats, match, view, k, cgen, gen) {
   const [us, them] = [sim.sides[0], sim.sides[1]];
   const active = us.active[0];
   if (!active || !k.foe || active.transformed || active.volatiles.dynamax || active.illusion) return;
-  let foe;
-  try {
-    foe = calcMon(gen, k.foe);
-  } catch (e) {
-    stats.unknown_species = (stats.unknown_species || []).concat([k.foe.species]).slice(-10);
-    return;
-  }
-  const compare = (what, got, res, hp) => {
-    const want = damageRow(res, hp);
+  // a Pokemon the calculator does not know is noted and skipped
+  const mon = (make, name) => {
+    try {
+      return make();
+    } catch (e) {
+      stats.unknown_species = (stats.unknown_species || []).concat([name]).slice(-10);
+      return null;
+    }
+  };
+  const damaging = id => {
+    const mv = new Move(cgen, id.replace(/[0-9]+$/, ''));
+    return mv.category === 'Status' || !(mv.bp > 0) ? null : mv;
+  };
+  const compare = (what, got, res, mv, hp) => {
+    const want = damageRow(summarise(res.damage, mv), hp);
     stats.compared++;
     if (want.some((x, i) => Math.abs(x - got[i]) > 1e-6)) {
       stats.mismatches++;
-      if (stats.examples.length < 5) stats.examples.push({what, got: [...got], want, turn: sim.turn});
+      if (stats.examples.length < 5) stats.examples.push({what: `${what}: ${describe(res)}`, got: [...got], want, turn: sim.turn});
     }
   };
-  const reqMoves = view.request.active[0].moves;
-  reqMoves.forEach((m, i) => {
-    if (m.disabled || i >= 4) return;
-    const mv = new Move(cgen, m.id.replace(/[0-9]+$/, ''));
-    if (mv.category === 'Status' || !(mv.bp > 0)) return;
-    let att;
-    try {
-      att = trueMon(cgen, active);
-    } catch (e) {
-      stats.unknown_species = (stats.unknown_species || []).concat([active.species.name]).slice(-10);
-      return;
-    }
+  const foe = mon(() => calcMon(gen, k.foe), k.foe.species);
+  const att = mon(() => trueMon(cgen, active), active.species.name);
+  if (!foe || !att) return;
+  view.request.active[0].moves.forEach((m, i) => {
+    const mv = !m.disabled && i < 4 && damaging(m.id);
+    if (!mv) return;
     const res = calculate(cgen, att, foe, mv, trueField(sim, us, them));
-    compare(`move ${m.id}: ${describe(res)}`, k.moveDamage.slice(i * G * 4, i * G * 4 + 4), summarise(res.damage, mv), k.foe.hp);
+    compare(`move ${m.id}`, k.moveDamage.slice(i * G * 4, i * G * 4 + 4), res, mv, k.foe.hp);
   });
   k.foeMoves.forEach((id, m) => {
+    const mv = damaging(id);
     us.pokemon.forEach((p, j) => {
-      if (p.fainted || p.transformed || p.illusion || (j === 0 && p.volatiles.dynamax)) return;
-      const mv = new Move(cgen, id);
-      if (mv.category === 'Status' || !(mv.bp > 0)) return;
-      let def;
-      try {
-        def = trueMon(cgen, p);
-      } catch (e) {
-        stats.unknown_species = (stats.unknown_species || []).concat([p.species.name]).slice(-10);
-        return;
-      }
+      if (!mv || p.fainted || p.transformed || p.illusion || (j === 0 && p.volatiles.dynamax)) return;
+      const def = mon(() => trueMon(cgen, p), p.species.name);
+      if (!def) return;
       const res = calculate(cgen, foe, def, mv, trueField(sim, them, us));
-      compare(`foe ${id} on ${p.species.name}: ${describe(res)}`, k.foeMoveDamage.slice((m * 6 + j) * 4, (m * 6 + j) * 4 + 4),
-        summarise(res.damage, mv), p.hp);
+      compare(`foe ${id} on ${p.species.name}`, k.foeMoveDamage.slice((m * 6 + j) * 4, (m * 6 + j) * 4 + 4), res, mv, p.hp);
     });
   });
 }

@@ -16,17 +16,24 @@ const OBJECT_LIMIT = 100000;
 const ATTACKER_HP_MOVES = new Set(['eruption', 'waterspout', 'dragonenergy', 'flail', 'reversal']);
 const DEFENDER_HP_MOVES = new Set(['crushgrip', 'wringout', 'hardpress', 'superfang', 'ruination',
   'naturesmadness', 'endeavor', 'finalgambit']);
+// Which boosts a damage result reads: the attacker's attacking stats and the defender's
+// defending ones (Tera Blast and Shell Side Arm compare exactly those), except for the moves
+// below, which read other boosts or speed; for them the whole state and the whole field count.
+// Everything else in the field (Tailwind, the attacker's own screens and hazards) is speed only.
+const BOOSTS_READ = {att: ['atk', 'spa'], def: ['def', 'spd'], all: ['atk', 'def', 'spa', 'spd', 'spe']};
+const WHOLE_STATE_MOVES = new Set(['storedpower', 'powertrip', 'punishment', 'foulplay', 'bodypress',
+  'gyroball', 'electroball']);
 
 /** A Pokemon as the calculator needs it: {species, level, item, ability, nature, evs, ivs,
  * boosts, status, hp, maxhp (where stats are not exact), stats (exact, own Pokemon) or null, tera
  * (when terastallized), dynamax}. Names as the dex writes them. The key of its state, with HP
  * exact or by bands (see above). */
-export function monKey(m, exactHP = true) {
+export function monKey(m, exactHP = true, boosts = 'all') {
   const b = m.boosts;
   const max = m.stats ? m.stats.hp : m.maxhp;
   const hp = exactHP || !max ? m.hp : m.hp >= max ? 'full' : m.hp * 3 <= max ? 'third' : 'mid';
   return `${m.species}|${m.level}|${m.item}|${m.ability}|${m.status}|${hp}|${m.tera}|${m.dynamax ? 1 : 0}|` +
-    `${b.atk || 0},${b.def || 0},${b.spa || 0},${b.spd || 0},${b.spe || 0}|` +
+    `${BOOSTS_READ[boosts].map(st => b[st] || 0).join(',')}|` +
     (m.stats ? `${m.stats.hp},${m.stats.atk},${m.stats.def},${m.stats.spa},${m.stats.spd},${m.stats.spe}` :
       `${m.nature}|${m.evs ? Object.values(m.evs).join(',') : ''}|${m.ivs ? Object.values(m.ivs).join(',') : ''}`);
 }
@@ -83,12 +90,24 @@ export function fieldOf(battle, attackerSide, defenderSide) {
     attackerSide: side(attackerSide), defenderSide: side(defenderSide)};
 }
 
-// Every field and side fact fieldOf sets goes into the key: the calculator reads more of them than
-// one might think (Multiscale counts as broken when the defender's side has hazards).
+// Every field and side fact fieldOf sets goes into the whole key: the calculator reads more of
+// them than one might think (Multiscale counts as broken when the defender's side has hazards).
+// The damage key leaves out what only speed reads (Tailwind) and the attacker's own side.
 const FIELD_KEYS = new WeakMap();
 function fieldKey(f) {
   let k = FIELD_KEYS.get(f);
-  if (k === undefined) FIELD_KEYS.set(f, k = JSON.stringify(f));
+  if (k === undefined) FIELD_KEYS.set(f, k = intern(JSON.stringify(f)));
+  return k;
+}
+const DAMAGE_FIELD_KEYS = new WeakMap();
+function damageFieldKey(f) {
+  let k = DAMAGE_FIELD_KEYS.get(f);
+  if (k === undefined) {
+    const d = f.defenderSide;
+    k = intern(JSON.stringify([f.weather, f.terrain, f.isGravity, f.isMagicRoom, f.isWonderRoom,
+      d.isReflect, d.isLightScreen, d.isAuroraVeil, d.isSR, d.spikes]));
+    DAMAGE_FIELD_KEYS.set(f, k);
+  }
   return k;
 }
 
@@ -101,9 +120,10 @@ export const stats = {calls: 0, computed: 0, failed: 0};
 export function damage(gen, att, def, move, field, variant = '') {
   stats.calls++;
   const id = move.toLowerCase();
-  const fk = fieldKey(field);
-  const key = `${gen}#${keyOf(att, ATTACKER_HP_MOVES.has(id))}#${keyOf(def, DEFENDER_HP_MOVES.has(id))}#` +
-    `${move}#${variant}#${fk}`;
+  const whole = WHOLE_STATE_MOVES.has(id);
+  const key = `${gen}#${keyOf(att, ATTACKER_HP_MOVES.has(id), whole ? 'all' : 'att')}#` +
+    `${keyOf(def, DEFENDER_HP_MOVES.has(id), whole ? 'all' : 'def')}#${move}#${variant}#` +
+    `${whole ? fieldKey(field) : damageFieldKey(field)}`;
   let r = cache.get(key);
   if (r !== undefined) return r;
   r = null;
@@ -111,7 +131,7 @@ export function damage(gen, att, def, move, field, variant = '') {
   if (mv) {
     stats.computed++;
     try {
-      const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), mv, fieldOfKey(fk, field));
+      const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), mv, fieldOfKey(field));
       r = summarise(res.damage, mv);
     } catch (e) {
       stats.failed++;
@@ -122,14 +142,27 @@ export function damage(gen, att, def, move, field, variant = '') {
   return r;
 }
 
-// Keys and the calculator's objects, built once: a Pokemon's key once per object (a WeakMap, so
-// that a changed copy gets its own), the calculator's Pokemon, moves and fields once per key
-// (calculate copies them before it changes anything).
-const KEYS = [new WeakMap(), new WeakMap()];
-function keyOf(m, exactHP) {
-  const keys = KEYS[exactHP ? 1 : 0];
+// Keys and the calculator's objects, built once: a Pokemon's key once per object and kind (a
+// WeakMap, so that a changed copy gets its own) and interned as a short number, so that cache keys
+// stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
+// before it changes anything).
+const KEYS = new Map();        // kind -> WeakMap(object -> interned key)
+const INTERNED = new Map();    // key text -> number; a number is never given out twice
+let interned = 0;
+function intern(text) {
+  let n = INTERNED.get(text);
+  if (n === undefined) {
+    if (INTERNED.size >= CACHE_LIMIT) INTERNED.clear();
+    INTERNED.set(text, n = interned++);
+  }
+  return n;
+}
+function keyOf(m, exactHP, boosts = 'all') {
+  const kind = `${exactHP ? 1 : 0}${boosts}`;
+  let keys = KEYS.get(kind);
+  if (!keys) KEYS.set(kind, keys = new WeakMap());
   let k = keys.get(m);
-  if (k === undefined) keys.set(m, k = monKey(m, exactHP));
+  if (k === undefined) keys.set(m, k = intern(monKey(m, exactHP, boosts)));
   return k;
 }
 const objects = new Map();
@@ -142,7 +175,7 @@ function remember(key, make) {
   return o;
 }
 const calcMonCached = (gen, m) => remember(`p${gen}#${keyOf(m, true)}`, () => calcMon(gen, m));
-const fieldOfKey = (fk, field) => remember(`f${fk}`, () => new Field(field));
+const fieldOfKey = field => remember(`f${fieldKey(field)}`, () => new Field(field));
 
 // Fixed-damage moves have no base power but do damage.
 const FIXED = ['Seismic Toss', 'Night Shade', 'Super Fang', 'Final Gambit', 'Endeavor', 'Psywave',
