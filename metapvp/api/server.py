@@ -66,6 +66,8 @@ class MoveApi:
                 req = json.loads(text)
             except json.JSONDecodeError as e:
                 raise RequestError(f"not JSON: {e}") from None
+            except RecursionError:
+                raise RequestError("not JSON this server reads: nested too deeply") from None
             if not isinstance(req, dict):
                 raise RequestError("a request must be a JSON object")
             battle = req.get("battle")
@@ -77,6 +79,11 @@ class MoveApi:
         except BattleError as e:
             self._forget(battle)  # its state can no longer be trusted
             return {"battle": battle, "error": str(e)}
+        except Exception as e:  # noqa: BLE001 -- every request gets an answer; the server goes on
+            log.exception("request for battle %r failed", battle)
+            if isinstance(battle, str):
+                self._forget(battle)
+            return {"battle": battle, "error": f"internal error: {type(e).__name__}: {e}"}
 
     def _answer(self, battle: str, req: dict) -> dict:
         self.expire()
@@ -127,7 +134,7 @@ class MoveApi:
         if side is None and request:
             try:
                 side = request_side(request)
-            except ValueError:
+            except (ValueError, RecursionError):
                 raise RequestError("'request' is not valid request JSON") from None
         if side not in ("p1", "p2"):
             raise RequestError("a new battle needs 'perspective' (p1 or p2) or a request naming its side")

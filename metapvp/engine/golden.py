@@ -9,6 +9,16 @@ from metapvp.engine.simulator import Simulator
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)] + ["gen9customgame"]
 TEAMS = {"gen9customgame": ("static/teams/sample-a.txt", "static/teams/sample-b.txt")}
+# Beside each battle's singles-v1 expectation, one for the features singles-v2 adds (the battle
+# knowledge), in FILE-v2.npz.
+KNOWLEDGE_CONTRACT = "singles-v2"
+
+
+def knowledge_only(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The features singles-v2 adds to singles-v1."""
+    from metapvp.contract import load
+    v1 = load("singles-v1").by_name
+    return {k: v for k, v in obs.items() if k not in v1}
 
 
 def teams_for(fmt: str) -> dict:
@@ -55,6 +65,6 @@ def replay(battle: dict, perspective: str, engine: Engine | None = None):
         engine.close(key, perspective)
 
 
-def replay_stacked(battle: dict, perspective: str) -> dict[str, np.ndarray]:
-    rows = [obs for _, obs in replay(battle, perspective)]
+def replay_stacked(battle: dict, perspective: str, engine: Engine | None = None) -> dict[str, np.ndarray]:
+    rows = [obs for _, obs in replay(battle, perspective, engine)]
     return {k: np.stack([r[k] for r in rows]) for k in rows[0]}

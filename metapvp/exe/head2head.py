@@ -23,9 +23,17 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 from tqdm import tqdm
 
 from metapvp.arena import play, summarize
+
+
+def player_seeds(seed: int, worker: int) -> tuple[int, int]:
+    """The two players' seeds in worker `worker` of a run with `seed`: distinct for every worker
+    and player (a player's sampling must not repeat another's)."""
+    a, b = np.random.SeedSequence([seed, worker]).generate_state(2)
+    return int(a), int(b)
 
 
 def worker(args, indices, results, stop):
@@ -33,8 +41,9 @@ def worker(args, indices, results, stop):
     try:
         from metapvp.backends import make_backend
         from metapvp.players import contract_for, make_player
-        a = make_player(args.p1, seed=args.seed * 2 + 1 + indices[0] if indices else 0)
-        b = make_player(args.p2, seed=args.seed * 2 + 2 + indices[0] if indices else 0)
+        seed_a, seed_b = player_seeds(args.seed, indices[0] if indices else 0)
+        a = make_player(args.p1, seed=seed_a)
+        b = make_player(args.p2, seed=seed_b)
         teams = None
         if args.team_p1:
             teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}

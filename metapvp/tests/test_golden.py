@@ -11,7 +11,7 @@ import numpy as np
 from metapvp import ROOT
 from metapvp.contract import load
 from metapvp.engine import Engine
-from metapvp.engine.golden import FORMATS, replay
+from metapvp.engine.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, replay
 
 DATA = ROOT / "metapvp/tests/data/golden"
 
@@ -49,6 +49,20 @@ class GoldenTest(unittest.TestCase):
                     expected = np.load(DATA / f"{fmt}-0-{perspective}.npz")
                     rows = [obs for _, obs in replay(battle, perspective, self.engine)]
                     self.assertEqual(len(rows), len(expected["battle.gen"]))
+                    for name in expected.files:
+                        got = np.stack([r[name] for r in rows])
+                        np.testing.assert_array_equal(got, expected[name], err_msg=f"{fmt} {name}")
+
+    def test_knowledge_matches_expectation(self):
+        # singles-v2's battle knowledge on the same streams: a change to @smogon/calc, the set
+        # data or the knowledge code shows here as a diff to review
+        engine = Engine(KNOWLEDGE_CONTRACT)
+        for fmt, battle in self.battles():
+            for perspective in ("p1", "p2"):
+                with self.subTest(format=fmt, perspective=perspective):
+                    expected = np.load(DATA / f"{fmt}-0-{perspective}-v2.npz")
+                    rows = [knowledge_only(obs) for _, obs in replay(battle, perspective, engine)]
+                    self.assertEqual(sorted(rows[0]), sorted(expected.files))
                     for name in expected.files:
                         got = np.stack([r[name] for r in rows])
                         np.testing.assert_array_equal(got, expected[name], err_msg=f"{fmt} {name}")

@@ -115,6 +115,7 @@ class ServeApiTest(unittest.TestCase):
         other = ApiClient(self.port)
         try:
             self.assertIn("not JSON", client.raw(b"{nope\n")["error"])
+            self.assertIn("nested too deeply", client.raw(b"[" * 3000 + b"\n")["error"])
             self.assertIn("JSON object", client.ask([1, 2])["error"])
             self.assertIn("unknown battle", client.ask({"battle": "never-started", "lines": []})["error"])
             self.assertIn("unknown battle", client.ask({"battle": "never-started", "close": True})["error"])

@@ -266,8 +266,12 @@ class TrainingRunTest(unittest.TestCase):
         before = json.loads((self.out / "checkpoints" / "state.json").read_text())
         # without --resume, an existing run is never overwritten
         self.assertEqual(integrated_rl_script.main([str(ROOT / "expts" / "smoke.yml"), str(self.out)]), 2)
+        original = (self.out / "config.yml").read_text()
         cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--total_decisions", str(before["decisions"] + 300)])
         trainer = Trainer(cfg, self.out, resume=True)
+        # the run's own experiment is kept; the resumed session's settings go beside it
+        self.assertEqual((self.out / "config.yml").read_text(), original)
+        self.assertIn(f"total_decisions: {before['decisions'] + 300}", (self.out / "config-resumed.yml").read_text())
         self.assertEqual((trainer.decisions, trainer.updates), (before["decisions"], before["updates"]))
         opt = trainer.learners["main"].optimizer.state_dict()["state"]
         self.assertTrue(opt and all(float(s["step"]) > 0 for s in opt.values()))

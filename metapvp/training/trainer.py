@@ -2,7 +2,7 @@
 league and the Elo table, evaluate, checkpoint.
 
 Run directory:
-  config.yml               the resolved experiment
+  config.yml               the resolved experiment; config-resumed.yml: the last --resume's
   checkpoints/model-N.zip  model files of the main policy (the last `keep`), model-latest.zip
   checkpoints/state.json   counters, league, Elo, random state; trainer.pt: optimiser states
   league/                  snapshots the league samples from
@@ -68,7 +68,9 @@ class Trainer:
             raise TrainingError(f"{self.outdir} already holds a run: pass --resume to continue it, "
                                 f"or choose another directory")
         self.outdir.mkdir(parents=True, exist_ok=True)
-        (self.outdir / "config.yml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+        # the run's experiment as it started; a resumed session's own settings go beside it
+        config = self.outdir / ("config.yml" if not resume else "config-resumed.yml")
+        config.write_text(yaml.safe_dump(cfg, sort_keys=False))
         torch.manual_seed(cfg["seed"])
         self.rng = np.random.default_rng(cfg["seed"])
         self.generator = torch.Generator().manual_seed(cfg["seed"])
