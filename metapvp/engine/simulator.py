@@ -59,9 +59,9 @@ class Simulator(V8Object):
         return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions],
                                        list(start)))
 
-    def abort(self) -> int:
-        """Drops every running battle; returns how many there were."""
-        return self.v8.call(self.handle, "abort", None)
+    def abort(self, ids=None) -> int:
+        """Drops the running battles `ids` (default: every one); returns how many there were."""
+        return self.v8.call(self.handle, "abort", None if ids is None else list(ids))
 
     def _step(self, out: dict) -> Step:
         decisions = [Decision(**d) for d in out["decisions"]]

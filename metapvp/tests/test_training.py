@@ -1,5 +1,7 @@
 """The policy network, PPO pieces, model files and the training script, on real battles."""
+import csv
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -23,7 +25,8 @@ from metapvp.players import make_player
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
-from metapvp.training.trainer import Trainer, TrainingError
+from metapvp.training.rollout import Matchup, RolloutWorker
+from metapvp.training.trainer import RETIRE_AFTER, Trainer, TrainingError
 from metapvp.training.workers import WorkerPool
 
 
@@ -225,6 +228,75 @@ class WorkerPoolTest(unittest.TestCase):
                 pool.close()
             self.assertTrue(procs and not any(p.is_alive() for p in procs))
             self.assertEqual([p.exitcode for p in procs], [0])
+
+
+    def test_a_snapshot_that_cannot_be_read_fails_only_its_battles(self):
+        # a league snapshot deleted under a worker (it was dropped from the league while a plan
+        # still named it): its battles are given up and reported, the others go on
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--rollout.decisions_per_worker", "200"])
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, tmp)
+            plan = trainer.plans(1)[0]
+            plan["matchups"] = [Matchup("pure", "main", "main"), Matchup("past", "main", f"{tmp}/gone.zip")]
+            plan["shares"] = [0.5, 0.5]
+            worker = RolloutWorker(cfg)
+            try:
+                rollout = worker.collect(plan)
+            finally:
+                worker.close()
+            self.assertGreater(len(rollout.actions), 100)  # (open segments keep their last one)
+            self.assertTrue(rollout.errors and all("no model file" in e for e in rollout.errors), rollout.errors)
+
+    def test_dropped_snapshots_outlive_the_plans_that_name_them(self):
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--league.max_snapshots", "2"])
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, tmp)
+            first = None
+            for u in range(1, 25):
+                trainer.updates = u
+                trainer.snapshot("main")
+                first = first or trainer.league.snapshots[0]["path"]
+                if u <= 2 + RETIRE_AFTER:  # dropped at update 3, kept RETIRE_AFTER updates more
+                    self.assertTrue(Path(first).exists(), u)
+            self.assertFalse(Path(first).exists())
+            self.assertEqual(len(list((Path(tmp) / "league").glob("*.zip"))), 2 + RETIRE_AFTER)
+
+
+class ImitationTest(unittest.TestCase):
+    def test_warm_start_learns_the_teacher_and_beats_random(self):
+        # a short warm start on heuristic's choices, in the learner's process (workers 0), then
+        # two PPO updates pulled towards the teacher with a fading weight
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", [
+            "--workers", "0", "--total_decisions", "600", "--pretrain.decisions", "6000",
+            "--pretrain.epochs", "4", "--pretrain.minibatch_size", "256", "--pretrain.chunk", "3000",
+            "--pretrain.kl_coef", "0.5", "--pretrain.kl_updates", "4", "--opponents.exploiter", "0",
+            "--eval.every", "1000", "--eval.battles", "40", "--eval.opponents", "[random]",
+            "--eval.league_latest", "0"])
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, Path(tmp) / "run")
+            trainer.train()
+            with open(Path(tmp) / "run" / "metrics.csv", newline="") as f:
+                rows = list(csv.DictReader(f))
+            pre = [r for r in rows if r.get("pretrain/epoch")]
+            held = [float(r["pretrain/holdout_imitation_loss"]) for r in pre]
+            self.assertEqual([int(float(r["pretrain/epoch"])) for r in pre], [0, 1, 2, 3, 4])
+            # held-out teacher decisions: the loss falls, and most choices match the teacher's
+            self.assertLess(held[-1], held[0] * 0.7, held)
+            self.assertGreater(float(pre[-1]["pretrain/holdout_accuracy"]), 0.5)
+            # the warm-started policy, evaluated before any PPO update, beats Random
+            self.assertGreaterEqual(float(next(r for r in rows if r.get("eval/winrate_random"))["eval/winrate_random"]), 0.75)
+            # then PPO, pulled towards the teacher with the fading weight
+            ppo = [r for r in rows if r.get("losses/policy_loss")]
+            self.assertEqual([float(r["charts/teacher_coef"]) for r in ppo], [0.5, 0.375])
+            self.assertTrue(all(math.isfinite(float(r["losses/teacher_loss"])) for r in ppo))
+            state = json.loads((Path(tmp) / "run" / "checkpoints" / "state.json").read_text())
+            self.assertTrue(state["pretrained"])
+
+    def test_bad_pretrain_settings_are_named(self):
+        with self.assertRaisesRegex(ConfigError, "pretrain.holdout"):
+            load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.holdout", "1.5"])
+        with self.assertRaisesRegex(ConfigError, "pretrain.decisions"):
+            load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.decisions", "-3"])
 
 
 class TrainingRunTest(unittest.TestCase):

@@ -43,6 +43,17 @@ DEFAULTS = {
     "exploiter": {"snapshot_every": 20},
     "eval": {"every": 10, "battles": 100, "opponents": ["random", "maxdamage"], "league_latest": 2},
     "checkpoint": {"every": 10, "keep": 5},
+    # imitation warm start before PPO (off while decisions is 0): the teacher plays the learner's
+    # seat against the opponents (equal shares) until `decisions` of its choices are recorded;
+    # the policy learns them (cross-entropy), the value and win heads the battles' outcomes, for
+    # `epochs` passes; `holdout` of the decisions are kept apart to measure the imitation loss.
+    # kl_coef: then, in PPO, a pull towards the teacher's choices (cross-entropy on them, which
+    # for a deterministic teacher is the KL divergence up to a constant) that fades to 0 over
+    # kl_updates updates
+    "pretrain": {"decisions": 0, "teacher": "heuristic", "opponents": ["heuristic", "maxdamage", "random"],
+                 "epochs": 4, "learning_rate": 1.0e-3, "minibatch_size": 512, "holdout": 0.1,
+                 "value_coef": 0.5, "win_coef": 0.5, "max_grad_norm": 1.0, "chunk": 8192,
+                 "kl_coef": 0.0, "kl_updates": 100},
 }
 SCHEDULES = ("constant", "linear", "cosine")
 
@@ -158,6 +169,13 @@ def _validate(cfg: dict):
             raise ConfigError(f"{name} must be a positive integer, got {v!r}")
     if not isinstance(cfg["rollout"]["overlap"], bool):
         raise ConfigError(f"rollout.overlap must be true or false, got {cfg['rollout']['overlap']!r}")
+    pre = cfg["pretrain"]
+    if not isinstance(pre["decisions"], int) or pre["decisions"] < 0:
+        raise ConfigError(f"pretrain.decisions must be an integer >= 0, got {pre['decisions']!r}")
+    if pre["decisions"] and (not pre["opponents"] or not isinstance(pre["teacher"], str)):
+        raise ConfigError("pretrain needs a teacher (a player spec) and at least one opponent")
+    if not 0 <= pre["holdout"] < 1:
+        raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pre['holdout']!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
         raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
 

@@ -29,15 +29,16 @@ def explained_variance(pred: np.ndarray, target: np.ndarray) -> float:
 
 
 def ppo_update(model: PolicyNet, optimizer, batch: dict, cfg: dict, entropy_coef: float,
-               generator: torch.Generator, device="cpu") -> dict:
+               generator: torch.Generator, device="cpu", teacher_coef: float = 0.0) -> dict:
     """One PPO update on `batch`: obs, priv (feature dicts of tensors), actions, logprobs,
-    advantages, returns, values, outcomes (1 win, 0 loss, 0.5 tie, nan unknown).
-    Returns the update's metrics."""
+    advantages, returns, values, outcomes (1 win, 0 loss, 0.5 tie, nan unknown), and optionally
+    teacher (a teacher's choices, -1 where none): with teacher_coef > 0, the cross-entropy of the
+    policy on them is added, a pull towards the teacher. Returns the update's metrics."""
     n = len(batch["actions"])
     mb_size = min(cfg["minibatch_size"], n)
     accum = cfg["grad_accum"]
     stats = {"policy_loss": [], "value_loss": [], "win_loss": [], "entropy": [], "approx_kl": [],
-             "clipfrac": [], "grad_norm": []}
+             "clipfrac": [], "grad_norm": [], "teacher_loss": []}
     model.train()
     for epoch in range(cfg["epochs"]):
         order = torch.randperm(n, generator=generator)
@@ -46,7 +47,7 @@ def ppo_update(model: PolicyNet, optimizer, batch: dict, cfg: dict, entropy_coef
             mb_idx = order[start:start + mb_size]
             optimizer.zero_grad(set_to_none=True)
             for micro in mb_idx.chunk(accum):
-                m = _take(batch, micro, device)
+                m = take(batch, micro, device)
                 logits, value, win = model(m["obs"], m["priv"])
                 logp_all = F.log_softmax(logits, -1)
                 logp = logp_all.gather(1, m["actions"].unsqueeze(1)).squeeze(1)
@@ -63,6 +64,12 @@ def ppo_update(model: PolicyNet, optimizer, batch: dict, cfg: dict, entropy_coef
                             if known.any() else torch.zeros((), device=device))
                 loss = (pg_loss - entropy_coef * entropy + cfg["value_coef"] * v_loss
                         + cfg["win_coef"] * win_loss)
+                if teacher_coef > 0 and "teacher" in m:
+                    taught = m["teacher"] >= 0
+                    if taught.any():
+                        t_loss = F.nll_loss(logp_all[taught], m["teacher"][taught])
+                        loss = loss + teacher_coef * t_loss
+                        stats["teacher_loss"].append(t_loss.item())
                 (loss / accum).backward()
                 with torch.no_grad():
                     kl = ((ratio - 1) - log_ratio).mean().item()
@@ -84,7 +91,8 @@ def ppo_update(model: PolicyNet, optimizer, batch: dict, cfg: dict, entropy_coef
     return out
 
 
-def _take(batch: dict, idx: torch.Tensor, device) -> dict:
+def take(batch: dict, idx: torch.Tensor, device) -> dict:
+    """Rows `idx` of a batch (feature dicts and tensors), on `device`."""
     out = {}
     for k, v in batch.items():
         if isinstance(v, dict):

@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from metapvp.engine import Simulator
-from metapvp.models import PolicyNet, load_model
+from metapvp.models import ModelError, PolicyNet, load_model
 from metapvp.models.player import to_tensors
 from metapvp.players import Decisions, make_player
 from metapvp.training.ppo import gae
@@ -26,11 +26,14 @@ LEARNERS = ("main", "exploiter")
 
 @dataclass
 class Matchup:
-    """kind: pure, past, target, baseline or exploiter; learner: who learns ('main' or
-    'exploiter'); opponent: a learner name, a model file, or a scripted player's name."""
+    """kind: pure, past, target, baseline, exploiter or teacher; learner: who learns ('main' or
+    'exploiter'); opponent: a learner name, a model file, or a scripted player's name;
+    controller: who plays the learner's seat, where not the learner itself (a teacher, whose
+    choices the learner then imitates)."""
     kind: str
     learner: str
     opponent: str
+    controller: str | None = None
 
 
 @dataclass
@@ -42,6 +45,7 @@ class Transition:
     value: float
     phi: np.ndarray        # [own hp, foe hp, own fainted, foe fainted] for reward shaping
     reward: float = 0.0
+    teacher: int = -1      # the teacher's choice here, where the plan asks for one
 
 
 @dataclass
@@ -71,6 +75,7 @@ class Rollout:
     raw_returns: np.ndarray
     outcomes: np.ndarray
     learner: np.ndarray                  # index into LEARNERS
+    teacher: np.ndarray                  # the teacher's choices (-1 where none was asked)
     results: list                        # (kind, learner, opponent, score of the learner's seat)
     decisions: int                       # every decision made, all seats
     errors: list
@@ -103,6 +108,8 @@ class RolloutWorker:
         self.step = None
         self.counter = 0
         self.reward_scale = 1.0
+        self.teacher = None                  # whose choices to record beside the learner's (plan)
+        self.dropped: list[str] = []         # battles given up since the last rollout, and why
 
     # --- policies ---------------------------------------------------------------------------
     def set_weights(self, weights: dict[str, bytes]):
@@ -140,7 +147,7 @@ class RolloutWorker:
             side = "p1" if self.counter % 2 else "p2"
             other = "p2" if side == "p1" else "p1"
             opp_learns = m.learner if m.kind == "pure" else None
-            self.battles[bid] = LiveBattle(m, {side: Seat(m.learner, m.learner),
+            self.battles[bid] = LiveBattle(m, {side: Seat(m.controller or m.learner, m.learner),
                                                other: Seat(m.opponent, opp_learns)}, side)
             seed = self.rng.integers(65536, size=4)
             specs.append({"id": bid, "format": self.cfg["format"], "seed": ",".join(map(str, seed)),
@@ -152,8 +159,10 @@ class RolloutWorker:
         ({learner: state-dict bytes}), matchups (list of Matchup), shares (their weights),
         reward_scale, gamma, lam, rewards (the reward config)."""
         start = time.perf_counter()
+        self.dropped = []
         self.set_weights(plan.get("weights", {}))
         self.reward_scale = plan.get("reward_scale", 1.0)
+        self.teacher = plan.get("teacher")
         matchups = plan["matchups"]
         shares = np.asarray(plan["shares"], dtype=np.float64)
         shares = shares / shares.sum()
@@ -174,7 +183,7 @@ class RolloutWorker:
             decisions += len(actions)
             recorded += learned
             self.step = self.sim.step(actions, self.new_battles(matchups, shares))
-        return self.package(shipped, results, decisions, errors, time.perf_counter() - start, plan)
+        return self.package(shipped, results, decisions, errors + self.dropped, time.perf_counter() - start, plan)
 
     def finish(self, battle: LiveBattle, e, shipped: list, results: list, errors: list):
         """A battle ended: its learners' segments end with the win reward (none if it failed)."""
@@ -193,8 +202,9 @@ class RolloutWorker:
                             0.5 if not e.winner else float(e.winner == battle.learner_side)))
 
     def act(self, step) -> tuple[list, int]:
-        """Chooses for every waiting decision; records learner transitions. -> (actions, the
-        number of learner transitions recorded)."""
+        """Chooses for every waiting decision; records the transitions of learning seats (a
+        seat a teacher plays records the teacher's choices). -> (actions, the number of learner
+        transitions recorded)."""
         learned = 0
         groups: dict[str, list] = {}
         for k, d in enumerate(step.decisions):
@@ -206,40 +216,69 @@ class RolloutWorker:
         for controller, ks in groups.items():
             ds = [step.decisions[k] for k in ks]
             rows = [d.row for d in ds]
-            obs = {n: v[rows] for n, v in step.obs.items()}
-            model = self.model_for(controller)
-            if model is None:
-                keys = [(d.battle, d.side) for d in ds]
-                chosen = self.player_for(controller).act(Decisions(keys, obs, self.sim))
-                actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
+            try:
+                model = self.model_for(controller)
+            except ModelError as e:
+                # a league snapshot that can no longer be read: its battles alone are given up
+                self.give_up({d.battle for d in ds}, str(e))
                 continue
+            obs = {n: v[rows] for n, v in step.obs.items()}
             learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
             prows = [d.priv if d.priv >= 0 else d.row for d in ds]
-            priv = {n: v[prows] for n, v in step.obs.items()} if any(learning) else None
-            with torch.no_grad():
-                logits, value, _ = model(to_tensors(obs), to_tensors(priv) if priv is not None else None)
-                logp_all = torch.log_softmax(logits, -1)
-                chosen = torch.multinomial(logp_all.exp(), 1, generator=self.torch_rng).squeeze(-1)
-                logp = logp_all.gather(1, chosen.unsqueeze(1)).squeeze(1).numpy()
-            chosen = chosen.numpy()
+            if model is None:
+                keys = [(d.battle, d.side) for d in ds]
+                chosen = np.asarray(self.player_for(controller).act(Decisions(keys, obs, self.sim)))
+                logp = values = np.zeros(len(ds), dtype=np.float32)
+            else:
+                priv = {n: v[prows] for n, v in step.obs.items()} if any(learning) else None
+                with torch.no_grad():
+                    logits, value, _ = model(to_tensors(obs), to_tensors(priv) if priv is not None else None)
+                    logp_all = torch.log_softmax(logits, -1)
+                    picked = torch.multinomial(logp_all.exp(), 1, generator=self.torch_rng).squeeze(-1)
+                    logp = logp_all.gather(1, picked.unsqueeze(1)).squeeze(1).numpy()
+                chosen, values = picked.numpy(), value.numpy()
             actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
-            if not any(learning):
-                continue
-            learned += sum(learning)
-            raw = self.sim.records(rows)
-            raw_priv = self.sim.records(prows)
-            phi = shaping_features(step.obs, rows, self.contract)
-            values = value.numpy()
-            for j, d in enumerate(ds):
-                if not learning[j]:
-                    continue
-                seat = self.battles[d.battle].seats[d.side]
-                if seat.segment:
-                    prev = seat.segment[-1]
-                    prev.reward += self.shaped(prev.phi, phi[j])
-                seat.segment.append(Transition(raw[j], raw_priv[j] if d.priv >= 0 else np.zeros_like(raw[j]),
-                                               int(chosen[j]), float(logp[j]), float(values[j]), phi[j]))
+            if any(learning):
+                learned += sum(learning)
+                teacher = self.teacher_choices(ds, obs, learning) if model is not None else None
+                self.record(step, ds, rows, prows, learning, chosen, logp, values, teacher)
         return actions, learned
+
+    def give_up(self, ids: set, why: str):
+        """Ends battles that cannot go on, without their transitions; the rollout reports why."""
+        self.sim.abort(sorted(ids))
+        for bid in ids:
+            if self.battles.pop(bid, None) is not None:
+                self.dropped.append(f"{bid}: {why}")
+
+    def teacher_choices(self, ds, obs, learning) -> np.ndarray | None:
+        """What the plan's teacher would choose at the learning seats' decisions (-1 elsewhere),
+        for the pull towards it in PPO; None without a teacher."""
+        if not self.teacher:
+            return None
+        idx = [j for j, ok in enumerate(learning) if ok]
+        keys = [(ds[j].battle, ds[j].side) for j in idx]
+        picked = self.player_for(self.teacher).act(Decisions(keys, {n: v[idx] for n, v in obs.items()}, self.sim))
+        out = np.full(len(ds), -1, dtype=np.int64)
+        out[idx] = picked
+        return out
+
+    def record(self, step, ds, rows, prows, learning, chosen, logp, values, teacher=None):
+        """Appends each learning seat's transition (the record as raw bytes) to its segment, and
+        the shaping reward of what happened since to the one before."""
+        raw = self.sim.records(rows)
+        raw_priv = self.sim.records(prows)
+        phi = shaping_features(step.obs, rows, self.contract)
+        for j, d in enumerate(ds):
+            if not learning[j]:
+                continue
+            seat = self.battles[d.battle].seats[d.side]
+            if seat.segment:
+                prev = seat.segment[-1]
+                prev.reward += self.shaped(prev.phi, phi[j])
+            seat.segment.append(Transition(raw[j], raw_priv[j] if d.priv >= 0 else np.zeros_like(raw[j]),
+                                           int(chosen[j]), float(logp[j]), float(values[j]), phi[j],
+                                           teacher=-1 if teacher is None else int(teacher[j])))
 
     def shaped(self, before: np.ndarray, after: np.ndarray) -> float:
         w = self.cfg["rewards"]
@@ -258,7 +297,7 @@ class RolloutWorker:
                     shipped.append((seat.learner, seat.segment[:-1], False, last.value, np.nan))
                     seat.segment = [last]
         cols = {k: [] for k in ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns",
-                                "raw_returns", "outcomes", "learner")}
+                                "raw_returns", "outcomes", "learner", "teacher")}
         for learner, seg, done, bootstrap, outcome in shipped:
             rewards = np.array([t.reward for t in seg])
             values = np.array([t.value for t in seg])
@@ -276,10 +315,18 @@ class RolloutWorker:
             cols["raw_returns"].append(raw_ret.astype(np.float32))
             cols["outcomes"].append(np.full(len(seg), outcome, dtype=np.float32))
             cols["learner"].append(np.full(len(seg), LEARNERS.index(learner), dtype=np.int8))
+            cols["teacher"].append(np.array([t.teacher for t in seg], dtype=np.int64))
         size = self.contract.record_bytes
-        empty = {"obs": np.zeros((0, size), np.uint8), "priv": np.zeros((0, size), np.uint8)}
+        empty = {"obs": np.zeros((0, size), np.uint8), "priv": np.zeros((0, size), np.uint8),
+                 "actions": np.zeros(0, np.int64), "teacher": np.zeros(0, np.int64), "learner": np.zeros(0, np.int8)}
         arrays = {k: np.concatenate(v) if v else empty.get(k, np.zeros(0, np.float32)) for k, v in cols.items()}
         return Rollout(**arrays, results=results, decisions=decisions, errors=errors, seconds=seconds)
+
+    def reset(self, _=None) -> int:
+        """Abandons every battle (e.g. the teacher's, once imitation is done); -> how many."""
+        n = self.sim.abort()
+        self.battles, self.step = {}, None
+        return n
 
     def close(self):
         self.sim.abort()

@@ -24,12 +24,16 @@ from tqdm import tqdm
 
 from metapvp import contract as contracts
 from metapvp.models import load_model, new_model, save_model
+from metapvp.training import imitation
 from metapvp.training.config import learner_threads, schedule
 from metapvp.training.league import Elo, League
 from metapvp.training.metrics import Metrics
 from metapvp.training.ppo import ppo_update
 from metapvp.training.rollout import LEARNERS, Matchup
 from metapvp.training.workers import WorkerPool
+
+
+RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
 
 
 class TrainingError(RuntimeError):
@@ -86,6 +90,8 @@ class Trainer:
         self.return_stats = [0.0, 1.0, 1e-4]  # mean, var, count of raw returns (reward normalisation)
         self.last_eval: dict[str, float] = {}
         self.saved_updates = 0      # the update the last checkpoint holds
+        self.pretrained = False     # the imitation warm start is done (or was never asked for)
+        self.retired: list = []     # (update, path) of snapshots dropped from the league, files kept a while
         if resume:
             self.load()
 
@@ -98,6 +104,10 @@ class Trainer:
         bar = tqdm(total=cfg["total_decisions"], initial=min(self.decisions, cfg["total_decisions"]),
                    unit="dec", dynamic_ncols=True)
         try:
+            if cfg["pretrain"]["decisions"] and not self.pretrained and self.updates == 0:
+                self.pretrain(pool)
+                self.evaluate(pool)
+                self.save(started)
             while self.decisions < cfg["total_decisions"]:
                 elapsed = self.seconds + time.perf_counter() - started
                 if cfg["max_minutes"] is not None and elapsed > cfg["max_minutes"] * 60:
@@ -133,7 +143,7 @@ class Trainer:
         self.record_results(rollouts)
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
                  ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
-                  "outcomes", "learner")}
+                  "outcomes", "learner", "teacher")}
         new = int((batch["learner"] == 0).sum())   # the main policy's transitions
         if self.overlaps(pool, new):
             pool.submit("collect", self.plans(pool.size))
@@ -143,6 +153,7 @@ class Trainer:
         lr = schedule(ppo["lr_schedule"], ppo["learning_rate"], ppo["learning_rate"] * ppo["lr_final_fraction"], progress)
         ent = schedule(ppo["entropy_schedule"], ppo["entropy_coef"], ppo["entropy_final"], progress)
         stats = {}
+        pull = self.teacher_pull()
         for i, name in enumerate(LEARNERS):
             rows = np.flatnonzero(batch["learner"] == i)
             if name not in self.learners or len(rows) == 0:
@@ -152,7 +163,8 @@ class Trainer:
             learner.model.update_norms({k: v.to(self.device) for k, v in data["obs"].items()})
             for g in learner.optimizer.param_groups:
                 g["lr"] = lr
-            out = ppo_update(learner.model, learner.optimizer, data, ppo, ent, self.generator, self.device)
+            out = ppo_update(learner.model, learner.optimizer, data, ppo, ent, self.generator, self.device,
+                             teacher_coef=pull if name == "main" else 0.0)
             learner.updates += 1
             prefix = "losses/" if name == "main" else f"{name}/"
             stats.update({f"{prefix}{k}": v for k, v in out.items()})
@@ -164,7 +176,7 @@ class Trainer:
         collect = max(r.seconds for r in rollouts)
         values = {
             **stats,
-            "charts/learning_rate": lr, "charts/entropy_coef": ent,
+            "charts/learning_rate": lr, "charts/entropy_coef": ent, "charts/teacher_coef": pull,
             # end to end: the wait for the rollout and the update (with overlap, the workers
             # collected meanwhile); the rollout figures count the workers' own collecting time
             "charts/decisions_per_s": len(batch["actions"]) / (t2 - t0),
@@ -181,6 +193,61 @@ class Trainer:
                 values[f"rollout/score_vs_{kind}"] = float(np.mean(scores))
         self.metrics.log(self.decisions, values)
         return {"new": new, "dps": values["charts/decisions_per_s"], "errors": errors}
+
+    # --- imitation warm start ------------------------------------------------------------
+    def pretrain(self, pool: WorkerPool):
+        """The teacher plays the learner's seat until pretrain.decisions of its choices are
+        recorded; the main policy learns them (see training/imitation.py)."""
+        pre = self.cfg["pretrain"]
+        started = time.perf_counter()
+        matchups = [Matchup("teacher", "main", opp, controller=pre["teacher"]) for opp in pre["opponents"]]
+        rollouts, recorded = [], 0
+        bar = tqdm(total=pre["decisions"], unit="dec", desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
+        while recorded < pre["decisions"]:
+            chunk = min(pre["chunk"], pre["decisions"] - recorded)
+            plan = {"weights": {}, "matchups": matchups, "shares": [1.0] * len(matchups),
+                    "decisions": max(1, -(-chunk // pool.size)), "reward_scale": 1.0,
+                    "gamma": self.cfg["ppo"]["gamma"], "lam": self.cfg["ppo"]["gae_lambda"]}
+            got = pool.run("collect", [plan] * pool.size)
+            rollouts += got
+            new = sum(len(r.actions) for r in got)
+            recorded += new
+            bar.update(new)
+        bar.close()
+        pool.run("reset", [None] * pool.size)  # the teacher's battles must not go on into PPO
+        batch = {k: np.concatenate([getattr(r, k) for r in rollouts])
+                 for k in ("obs", "priv", "actions", "raw_returns", "outcomes")}
+        self.update_return_stats(batch["raw_returns"])
+        batch["returns"] = (batch["raw_returns"] / self.reward_scale()).astype(np.float32)
+        train_rows, held_rows = imitation.split(len(batch["actions"]), pre["holdout"], self.rng)
+        train, held = self.tensors(batch, train_rows), self.tensors(batch, held_rows)
+        model = self.learners["main"].model
+        model.update_norms({k: v.to(self.device) for k, v in train["obs"].items()})
+        optimizer = torch.optim.Adam(model.parameters(), lr=pre["learning_rate"], eps=1e-5)
+        before = imitation.evaluate(model, held, pre, self.device)
+        values = {f"pretrain/holdout_{k}": v for k, v in before.items()}
+        values["pretrain/epoch"] = 0
+        self.metrics.log(0, values)
+        for epoch in range(1, pre["epochs"] + 1):
+            out = imitation.train_epoch(model, optimizer, train, pre, self.generator, self.device)
+            held_out = imitation.evaluate(model, held, pre, self.device)
+            values = {**{f"pretrain/{k}": v for k, v in out.items()},
+                      **{f"pretrain/holdout_{k}": v for k, v in held_out.items()},
+                      "pretrain/epoch": epoch, "pretrain/decisions": len(train_rows),
+                      "pretrain/seconds": time.perf_counter() - started}
+            self.metrics.log(0, values)
+            tqdm.write(f"imitation epoch {epoch}: held-out loss {held_out.get('imitation_loss', float('nan')):.3f} "
+                       f"(before {before.get('imitation_loss', float('nan')):.3f}), "
+                       f"accuracy {held_out.get('accuracy', float('nan')):.3f}")
+        self.pretrained = True
+
+    def teacher_pull(self) -> float:
+        """The weight of the pull towards the teacher in this update: pretrain.kl_coef, fading
+        linearly to 0 over pretrain.kl_updates updates."""
+        pre = self.cfg["pretrain"]
+        if not pre["decisions"] or not pre["kl_coef"] or pre["kl_updates"] <= 0:
+            return 0.0
+        return float(pre["kl_coef"] * max(0.0, 1.0 - self.updates / pre["kl_updates"]))
 
     def overlaps(self, pool: WorkerPool, new: int) -> bool:
         """Whether the next rollout starts now, before this update: with overlap on, unless the
@@ -214,9 +281,11 @@ class Trainer:
         if shares["exploiter"]:
             add(Matchup("exploiter", "exploiter", "main"), shares["exploiter"])
         weights_blobs = {name: l.weights() for name, l in self.learners.items()}
+        teacher = cfg["pretrain"]["teacher"] if self.teacher_pull() > 0 else None
         return [{"weights": weights_blobs, "matchups": matchups, "shares": weights,
                  "decisions": cfg["rollout"]["decisions_per_worker"], "reward_scale": self.reward_scale(),
-                 "gamma": cfg["ppo"]["gamma"], "lam": cfg["ppo"]["gae_lambda"]} for _ in range(workers)]
+                 "gamma": cfg["ppo"]["gamma"], "lam": cfg["ppo"]["gae_lambda"], "teacher": teacher}
+                for _ in range(workers)]
 
     def record_results(self, rollouts):
         names = {s["path"]: s["name"] for s in self.league.snapshots}
@@ -234,8 +303,9 @@ class Trainer:
             views = self.contract.views(np.ascontiguousarray(raw[rows]), len(rows))
             return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
         out = {"obs": features(batch["obs"]), "priv": features(batch["priv"])}
-        for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes"):
-            out[k] = torch.from_numpy(np.ascontiguousarray(batch[k][rows]))
+        for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes", "teacher"):
+            if k in batch:
+                out[k] = torch.from_numpy(np.ascontiguousarray(batch[k][rows]))
         return out
 
     def update_return_stats(self, raw_returns: np.ndarray):
@@ -262,8 +332,12 @@ class Trainer:
         dropped = self.league.snapshots[0] if len(self.league.snapshots) >= self.league.max_snapshots else None
         self.league.add(str(path), name, self.updates)
         self.elo.copy_rating(learner, name)
-        if dropped and Path(dropped["path"]).exists():
-            Path(dropped["path"]).unlink()
+        if dropped:
+            self.retired.append((self.updates, dropped["path"]))
+        # A dropped snapshot's file goes only after RETIRE_AFTER updates: workers may still be
+        # playing battles against it, or starting them from a plan made before it was dropped.
+        while self.retired and self.updates - self.retired[0][0] >= RETIRE_AFTER:
+            Path(self.retired.pop(0)[1]).unlink(missing_ok=True)
 
     def evaluate(self, pool: WorkerPool):
         cfg = self.cfg["eval"]
@@ -314,7 +388,8 @@ class Trainer:
         state = {"decisions": self.decisions, "updates": self.updates,
                  "seconds": self.seconds + time.perf_counter() - started,
                  "return_stats": self.return_stats, "league": self.league.state(), "elo": self.elo.state(),
-                 "last_eval": self.last_eval, "rng": self.rng.bit_generator.state}
+                 "last_eval": self.last_eval, "rng": self.rng.bit_generator.state,
+                 "pretrained": self.pretrained, "retired": self.retired}
         _write_json(self.ckpt / "state.json", state)
         self.saved_updates = self.updates
         kept = sorted(self.ckpt.glob("model-[0-9]*.zip"))
@@ -342,6 +417,8 @@ class Trainer:
         self.league.load(state["league"])
         self.elo.load(state["elo"])
         self.last_eval = state.get("last_eval", {})
+        self.pretrained = state.get("pretrained", False)
+        self.retired = [tuple(r) for r in state.get("retired", [])]
         self.rng.bit_generator.state = state["rng"]
 
 

@@ -10,7 +10,7 @@ import traceback
 
 from metapvp.training.rollout import RolloutWorker, evaluate
 
-COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate}
+COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate, "reset": lambda w, arg: w.reset()}
 
 
 class WorkerError(RuntimeError):

@@ -1,0 +1,72 @@
+"""Imitation warm start: the policy learns a teacher's choices (cross-entropy over the legal
+actions), and the value and win heads learn how the teacher's battles went, before PPO goes on
+from those weights. The demonstrations come from the same rollout workers, a scripted teacher
+playing the learner's seat (rollout.Matchup with a controller)."""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from metapvp.models.network import PolicyNet
+from metapvp.training.ppo import take
+
+
+def split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Indices of the training and the held-out decisions: a random `holdout` fraction (at least
+    one decision on each side where there are two or more)."""
+    order = rng.permutation(n)
+    k = min(max(int(round(n * holdout)), 1 if n > 1 else 0), n - 1) if holdout > 0 else 0
+    return np.sort(order[k:]), np.sort(order[:k])
+
+
+def losses(model: PolicyNet, m: dict, value_coef: float, win_coef: float) -> dict:
+    """The imitation losses on one minibatch: obs, priv, actions (the teacher's), returns (value
+    targets), outcomes (1 win, 0 loss, 0.5 tie, nan unknown)."""
+    logits, value, win = model(m["obs"], m["priv"])
+    ce = F.cross_entropy(logits, m["actions"])
+    v_loss = 0.5 * ((value - m["returns"]) ** 2).mean()
+    known = ~torch.isnan(m["outcomes"])
+    win_loss = (F.binary_cross_entropy_with_logits(win[known], m["outcomes"][known])
+                if known.any() else torch.zeros((), device=logits.device))
+    accuracy = (logits.argmax(-1) == m["actions"]).float().mean()
+    return {"loss": ce + value_coef * v_loss + win_coef * win_loss, "imitation_loss": ce,
+            "value_loss": v_loss, "win_loss": win_loss, "accuracy": accuracy}
+
+
+def train_epoch(model: PolicyNet, optimizer, data: dict, cfg: dict, generator: torch.Generator,
+                device="cpu") -> dict:
+    """One pass over `data` in shuffled minibatches; -> the mean of each loss."""
+    n = len(data["actions"])
+    size = min(cfg["minibatch_size"], n)
+    stats = {}
+    model.train()
+    order = torch.randperm(n, generator=generator)
+    for start in range(0, n - size + 1, size):
+        m = take(data, order[start:start + size], device)
+        out = losses(model, m, cfg["value_coef"], cfg["win_coef"])
+        optimizer.zero_grad(set_to_none=True)
+        out["loss"].backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["max_grad_norm"])
+        optimizer.step()
+        for k, v in out.items():
+            stats.setdefault(k, []).append(float(v))
+    model.eval()
+    return {k: float(np.mean(v)) for k, v in stats.items()}
+
+
+@torch.no_grad()
+def evaluate(model: PolicyNet, data: dict, cfg: dict, device="cpu") -> dict:
+    """The losses on held-out decisions, weighted by minibatch size."""
+    n = len(data["actions"])
+    if n == 0:
+        return {}
+    model.eval()
+    totals: dict[str, float] = {}
+    size = cfg["minibatch_size"]
+    for start in range(0, n, size):
+        idx = torch.arange(start, min(start + size, n))
+        out = losses(model, take(data, idx, device), cfg["value_coef"], cfg["win_coef"])
+        for k, v in out.items():
+            totals[k] = totals.get(k, 0.0) + float(v) * len(idx)
+    return {k: v / n for k, v in totals.items()}
