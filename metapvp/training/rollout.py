@@ -242,7 +242,8 @@ class RolloutWorker:
                 learned += sum(learning)
                 teacher = self.teacher_choices(ds, obs, learning) if model is not None else None
                 self.record(step, ds, rows, prows, learning, chosen, logp, values, teacher)
-        return actions, learned
+        # (a battle given up above may have had the other side's choice made already)
+        return [a for a in actions if a[0] in self.battles], learned
 
     def give_up(self, ids: set, why: str):
         """Ends battles that cannot go on, without their transitions; the rollout reports why."""
