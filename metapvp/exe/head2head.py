@@ -195,6 +195,9 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
+    # Ctrl-C is promised: a process started in the background by a non-interactive shell
+    # inherits SIGINT as ignored, and Python then never raises KeyboardInterrupt
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     result = run(args)
     print(table(result), file=sys.stderr)
     if args.outdir:

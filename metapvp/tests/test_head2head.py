@@ -144,14 +144,23 @@ class Head2HeadCliTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as out:
             cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "random", "--p2", "random",
                    "--num-matches", "100000", "--workers", "2", "--outdir", out, "--quiet"]
+            # started with SIGINT ignored, as a shell's background job is: head2head must still
+            # answer Ctrl-C; in its own session, so that nothing it started outlives a failure
             proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                    cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
-            logs = Path(out) / "logs"
-            deadline = time.time() + 120
-            while time.time() < deadline and len(list(logs.glob("*.gz")) if logs.exists() else []) < 20:
-                time.sleep(0.5)
-            proc.send_signal(signal.SIGINT)
-            stdout, stderr = proc.communicate(timeout=60)
+                                    cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"},
+                                    start_new_session=True,
+                                    preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+            try:
+                logs = Path(out) / "logs"
+                deadline = time.time() + 120
+                while time.time() < deadline and len(list(logs.glob("*.gz")) if logs.exists() else []) < 20:
+                    time.sleep(0.5)
+                proc.send_signal(signal.SIGINT)
+                stdout, stderr = proc.communicate(timeout=60)
+            finally:
+                if proc.poll() is None:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
             self.assertEqual(proc.returncode, 1, stderr)
             result = json.loads(stdout.strip().splitlines()[-1])
             self.assertTrue(result["interrupted"])
