@@ -287,7 +287,9 @@ class ImitationTest(unittest.TestCase):
             self.assertGreaterEqual(float(next(r for r in rows if r.get("eval/winrate_random"))["eval/winrate_random"]), 0.75)
             # then PPO, pulled towards the teacher with the fading weight
             ppo = [r for r in rows if r.get("losses/policy_loss")]
-            self.assertEqual([float(r["charts/teacher_coef"]) for r in ppo], [0.5, 0.375])
+            self.assertGreaterEqual(len(ppo), 2)
+            self.assertEqual([float(r["charts/teacher_coef"]) for r in ppo],
+                             [max(0.0, 0.5 * (1 - u / 4)) for u in range(len(ppo))])
             self.assertTrue(all(math.isfinite(float(r["losses/teacher_loss"])) for r in ppo))
             state = json.loads((Path(tmp) / "run" / "checkpoints" / "state.json").read_text())
             self.assertTrue(state["pretrained"])

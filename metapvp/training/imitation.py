@@ -50,7 +50,7 @@ def train_epoch(model: PolicyNet, optimizer, data: dict, cfg: dict, generator: t
         torch.nn.utils.clip_grad_norm_(model.parameters(), cfg["max_grad_norm"])
         optimizer.step()
         for k, v in out.items():
-            stats.setdefault(k, []).append(float(v))
+            stats.setdefault(k, []).append(float(v.detach()))
     model.eval()
     return {k: float(np.mean(v)) for k, v in stats.items()}
 

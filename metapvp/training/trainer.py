@@ -101,13 +101,14 @@ class Trainer:
         self.metrics = Metrics(self.outdir)
         pool = WorkerPool(cfg, cfg["workers"])
         started = time.perf_counter()
-        bar = tqdm(total=cfg["total_decisions"], initial=min(self.decisions, cfg["total_decisions"]),
-                   unit="dec", dynamic_ncols=True)
+        bar = None
         try:
             if cfg["pretrain"]["decisions"] and not self.pretrained and self.updates == 0:
                 self.pretrain(pool)
                 self.evaluate(pool)
                 self.save(started)
+            bar = tqdm(total=cfg["total_decisions"], initial=min(self.decisions, cfg["total_decisions"]),
+                       unit="dec", dynamic_ncols=True)
             while self.decisions < cfg["total_decisions"]:
                 elapsed = self.seconds + time.perf_counter() - started
                 if cfg["max_minutes"] is not None and elapsed > cfg["max_minutes"] * 60:
@@ -125,7 +126,8 @@ class Trainer:
                 if self.updates % cfg["checkpoint"]["every"] == 0:
                     self.save(started)
         finally:
-            bar.close()
+            if bar is not None:
+                bar.close()
             try:
                 if self.updates != self.saved_updates:
                     self.save(started)
