@@ -1,7 +1,8 @@
 """Records the golden battles the tests replay: for every gen 1-9 random-battle format and one
 format with user teams (team preview), seeded battles between uniformly random players on the
 real simulator, keeping every message each player saw. It also writes, as the expectation, the
-tensors the bridge encodes when those messages are fed back to it.
+tensors the bridge encodes when those messages are fed back to it: singles-v1's, and beside them
+the battle knowledge singles-v2 adds (FILE-v2.npz).
 
     ./rp scripts/record_golden.py [--battles N] [--out metapvp/tests/data/golden]
 
@@ -14,8 +15,8 @@ from pathlib import Path
 import numpy as np
 
 from metapvp import ROOT
-from metapvp.engine import Simulator
-from metapvp.engine.golden import FORMATS, play_random, replay_stacked
+from metapvp.engine import Engine, Simulator
+from metapvp.engine.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, play_random, replay_stacked
 
 
 def main():
@@ -26,6 +27,7 @@ def main():
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sim = Simulator()
+    knowledge = Engine(KNOWLEDGE_CONTRACT)
     rng = np.random.default_rng(20261122)
     for fmt in FORMATS:
         for i in range(args.battles):
@@ -36,6 +38,8 @@ def main():
                 json.dump(battle, f)
             for perspective in ("p1", "p2"):
                 np.savez_compressed(out / f"{name}-{perspective}.npz", **replay_stacked(battle, perspective))
+                np.savez_compressed(out / f"{name}-{perspective}-v2.npz",
+                                    **knowledge_only(replay_stacked(battle, perspective, knowledge)))
             print(f"{name}: {battle['turns']} turns, winner {battle['winner']!r}, "
                   f"{len(battle['choices'])} decisions")
 

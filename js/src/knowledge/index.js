@@ -156,7 +156,6 @@ function compute(view) {
   }
   // the foe's candidate moves against each of ours
   const candidates = foeSets ? foeSets.moves : revealed(foeP).moves.map(m => [m, 1]);
-
   candidates.slice(0, FOE_MOVES).forEach(([id, prob], m) => {
     k.foeMoves.push(id);
     k.foeMoveProb[m] = prob;
