@@ -73,6 +73,7 @@ export class Contract {
   }
 }
 
-function toID(text) { return String(text).toLowerCase().replace(/[^a-z0-9]+/g, ''); }
+/** A Showdown ID: lower-case letters and digits ('' for nothing). */
+export function toID(text) { return String(text || '').toLowerCase().replace(/[^a-z0-9]+/g, ''); }
 
 function align4(n) { return (n + 3) & ~3; }

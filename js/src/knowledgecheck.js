@@ -10,11 +10,16 @@ import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from './simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from './actions.js';
 import {knowledgeOf} from './knowledge/index.js';
-import {calcMon, calcSpecies, summarise, damageRow, WEATHER, TERRAIN} from './knowledge/damage.js';
+import {calcMon, calcSpecies, summarise, damageRow} from './knowledge/damage.js';
+import {toID} from './contract.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
 
 const G = GIMMICKS.length;
-const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
+// The simulator's weather and terrain ids as the calculator names them (@pkmn/client already
+// names them so, which is what the encoder reads).
+const WEATHER = {sunnyday: 'Sun', raindance: 'Rain', sandstorm: 'Sand', hail: 'Hail', snow: 'Snow',
+  snowscape: 'Snow', desolateland: 'Harsh Sunshine', primordialsea: 'Heavy Rain', deltastream: 'Strong Winds'};
+const TERRAIN = {electricterrain: 'Electric', grassyterrain: 'Grassy', mistyterrain: 'Misty', psychicterrain: 'Psychic'};
 // things that change the order of priority-0 moves besides speed
 const ORDER_ITEMS = new Set(['quickclaw', 'custapberry', 'laggingtail', 'fullincense']);
 const ORDER_ABILITIES = new Set(['prankster', 'galewings', 'triage', 'stall', 'quickdraw', 'myceliummight', 'unburden']);

@@ -5,7 +5,6 @@ import {typesOf} from './encoder.js';
 import {knowledgeOf} from './knowledge/index.js';
 
 const G = 6;  // gimmicks per slot
-const SWITCH = j => (4 + j) * G;
 const mask = new Uint8Array(NUM_ACTIONS);
 const HAZARDS = {stealthrock: 1, spikes: 3, toxicspikes: 2, stickyweb: 1};
 
@@ -28,7 +27,6 @@ function moveData(gen, id) {
   return m;
 }
 
-function firstOf(actions, pred) { return actions.find(pred); }
 const isMove = a => a < 4 * G;
 
 /** MaxDamage: the legal move with the highest base power x type effectiveness x STAB; when no

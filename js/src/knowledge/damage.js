@@ -3,11 +3,9 @@
 // field give the same rolls, and most of them repeat from one turn to the next.
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {getFinalSpeed} from '@smogon/calc/dist/mechanics/util.js';
+import {toID} from '../contract.js';
 
 const GENS = Array.from({length: 10}, (_, n) => (n ? Generations.get(n) : null));
-export const WEATHER = {sunnyday: 'Sun', raindance: 'Rain', sandstorm: 'Sand', hail: 'Hail', snow: 'Snow',
-  snowscape: 'Snow', desolateland: 'Harsh Sunshine', primordialsea: 'Heavy Rain', deltastream: 'Strong Winds'};
-export const TERRAIN = {electricterrain: 'Electric', grassyterrain: 'Grassy', mistyterrain: 'Misty', psychicterrain: 'Psychic'};
 const CACHE_LIMIT = 100000;
 const OBJECT_LIMIT = 100000;
 // Moves whose damage follows the attacker's or the defender's exact HP; for every other move only
@@ -28,7 +26,7 @@ const WHOLE_STATE_MOVES = new Set(['storedpower', 'powertrip', 'punishment', 'fo
  * boosts, status, hp, maxhp (where stats are not exact), stats (exact, own Pokemon) or null, tera
  * (when terastallized), dynamax}. Names as the dex writes them. The key of its state, with HP
  * exact or by bands (see above). */
-export function monKey(m, exactHP = true, boosts = 'all') {
+function monKey(m, exactHP = true, boosts = 'all') {
   const b = m.boosts;
   const max = m.stats ? m.stats.hp : m.maxhp;
   const hp = exactHP || !max ? m.hp : m.hp >= max ? 'full' : m.hp * 3 <= max ? 'third' : 'mid';
@@ -47,7 +45,6 @@ export function calcSpecies(gen, name) {
   if (g.species.get(toID(base))) return base;
   throw new Error(`the calculator does not know ${name}`);
 }
-const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 
 /** The calculator's Pokemon for `m` in generation `gen`; exact stats replace computed ones. */
 export function calcMon(gen, m) {

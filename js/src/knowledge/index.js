@@ -6,12 +6,12 @@ import {damage, damageRow, speedOf, fieldOf, calcMon} from './damage.js';
 import {possibleSets, moveID} from './sets.js';
 import {Dex} from '@pkmn/sim';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
+import {toID} from '../contract.js';
 
 export const DAMAGE_COLUMNS = ['expected', 'min', 'max', 'ko_chance'];
 export const FOE_MOVES = 6;       // candidate moves of the foe's active Pokemon
 const G = GIMMICKS.length;
 const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
-const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 const legalMask = new Uint8Array(NUM_ACTIONS);
 
 /** The knowledge of `view`'s current decision, computed once per request. */

@@ -4,9 +4,9 @@
 // has revealed narrows both. Formats without a random generator have no set data: null.
 import {TeamGenerators} from '@pkmn/randoms';
 import {PRNG, Dex} from '@pkmn/sim';
+import {toID} from '../contract.js';
 
 const SAMPLES = 64;   // sets drawn per species: move frequencies to about +-6%
-const toID = s => String(s || '').toLowerCase().replace(/[^a-z0-9]+/g, '');
 // Hidden Power's type is not part of what the battle shows; the vocabulary has it without one.
 export const moveID = s => { const id = toID(s).replace(/[0-9]+$/, ''); return id.startsWith('hiddenpower') ? 'hiddenpower' : id; };
 
