@@ -26,8 +26,8 @@ from metapvp.showdown.login import LoginError
 
 
 async def run(args, client_box: list) -> list:
-    player = make_player(args.spec, seed=args.seed)
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
+    player = make_player(args.spec, seed=args.seed, fmt=formats[0])  # `agent`: the first format's model
     allow = tuple(to_id(n) for n in args.accept_from.split(",")) if args.accept_from else ()
     outdir = Path(args.outdir) if args.outdir else None
     client = ShowdownClient(options_from(args, accept_formats=formats, accept_from=allow,

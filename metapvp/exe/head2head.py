@@ -42,8 +42,8 @@ def worker(args, indices, results, stop):
         from metapvp.backends import make_backend
         from metapvp.players import contract_for, make_player
         seed_a, seed_b = player_seeds(args.seed, indices[0] if indices else 0)
-        a = make_player(args.p1, seed=seed_a)
-        b = make_player(args.p2, seed=seed_b)
+        a = make_player(args.p1, seed=seed_a, fmt=args.format)
+        b = make_player(args.p2, seed=seed_b, fmt=args.format)
         teams = None
         if args.team_p1:
             teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
@@ -187,7 +187,7 @@ def parse_args(argv=None):
     from metapvp.players import SpecError, make_player
     for spec in (args.p1, args.p2):
         try:
-            make_player(spec)  # fail here, with the spec named, rather than in every worker
+            make_player(spec, fmt=args.format)  # fail here, with the spec named, rather than in every worker
         except SpecError as e:
             ap.error(str(e))
     return args

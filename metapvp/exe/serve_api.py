@@ -1,7 +1,7 @@
 """Serves a trained model's moves over TCP, as newline-delimited JSON (see metapvp/api/server.py
 for the request and reply shapes, and the README for an example client).
 
-    ./rp metapvp/exe/serve_api.py --model PATH [--host 127.0.0.1] [--port 5555]
+    ./rp metapvp/exe/serve_api.py --model PATH|agent[:FORMAT] [--host 127.0.0.1] [--port 5555]
         [--max-battles 256] [--idle-seconds 900] [--max-line 8192] [--max-message 1048576]
 
 It binds to 127.0.0.1 unless told otherwise."""
@@ -11,15 +11,17 @@ import argparse
 import asyncio
 import logging
 import sys
+from pathlib import Path
 
 from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.models import ModelError
-from metapvp.models.player import load_player
+from metapvp.players import SpecError, make_player
 
 
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--model", required=True, help="a model file (.zip) from integrated_rl_script.py")
+    p.add_argument("--model", required=True,
+                   help="a model file (.zip) from integrated_rl_script.py, or agent[:FORMAT] for a shipped one")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5555)
     p.add_argument("--max-battles", type=int, default=256)
@@ -30,8 +32,10 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        player = load_player(args.model, seed=args.seed)
-    except ModelError as e:
+        if not (args.model == "agent" or args.model.startswith("agent:") or Path(args.model).is_file()):
+            raise SpecError(f"no model file {args.model}")
+        player = make_player(args.model, seed=args.seed)
+    except (ModelError, SpecError) as e:
         print(f"serve_api: {e}", file=sys.stderr)
         return 2
     api = MoveApi(player, Limits(args.max_battles, args.idle_seconds, args.max_line, args.max_message))

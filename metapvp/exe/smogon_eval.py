@@ -46,7 +46,7 @@ def summarize(finished, args, seconds: float) -> dict:
 
 async def run(args) -> dict:
     outdir = Path(args.outdir) if args.outdir else None
-    player = make_player(args.spec, seed=args.seed)
+    player = make_player(args.spec, seed=args.seed, fmt=args.format)
     client = ShowdownClient(options_from(args, log_dir=outdir / "logs" if outdir else None), player)
     bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
     start = time.monotonic()

@@ -36,7 +36,7 @@ class PokemonEnv(gym.Env):
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
         self.teams = {side: team, self.foe_side: opponent_team} if team or opponent_team else {}
         self.sim = Simulator(contract)
-        self.opponent = make_player(opponent)
+        self.opponent = make_player(opponent, fmt=format)
         self.observation_space = observation_space(self.sim.contract)
         self.action_space = action_space(self.sim.contract)
         self.battle = None

@@ -23,7 +23,7 @@ class PokemonVectorEnv(VectorEnv):
         self.foe_side = "p2" if side == "p1" else "p1"
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
         self.sim = Simulator(contract)
-        self.opponent = make_player(opponent)
+        self.opponent = make_player(opponent, fmt=format)
         self.single_observation_space = observation_space(self.sim.contract)
         self.single_action_space = action_space(self.sim.contract)
         self.observation_space = batch_space(self.single_observation_space, num_envs)

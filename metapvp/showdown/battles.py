@@ -3,9 +3,14 @@ Engine), and each request is answered with `/choose CHOICE|RQID` from the player
 
 An `|error|[Invalid choice]` bans that action for the request and the player decides again on
 the corrected mask; after MAX_RETRIES the server's default choice is sent, so a battle never
-loops forever."""
+loops forever. A "too late" answer (a choice for a turn that has already moved on) is not a
+refusal: the turn's choice was made, nothing is re-decided.
+
+One battle's failure (unreadable messages, a player or the engine raising) ends that battle as
+an error with a forfeit; the connection's other battles go on."""
 from __future__ import annotations
 
+import logging
 import re
 import time
 from dataclasses import dataclass, field
@@ -16,8 +21,10 @@ from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players import Decisions, Player
 
+log = logging.getLogger(__name__)
 MAX_RETRIES = 4
 INVALID = ("|error|[Invalid choice]", "|error|[Unavailable choice]")  # the server refused a choice
+TOO_LATE = "too late to make a different move"  # Showdown's answer to a choice after the turn moved on
 RATING = re.compile(r"^\|raw\|(.+?)'s rating: (\d+) &rarr; <strong>(\d+)</strong>")
 
 
@@ -56,6 +63,13 @@ class LiveBattles:
         b = self.battles.get(room)
         if b is None:
             b = self.battles[room] = BattleState(room)
+        try:
+            return self._handle(b, room, message)
+        except Exception as e:  # noqa: BLE001 -- one battle's failure must not end the others
+            log.exception("%s: battle failed; forfeiting it", room)
+            return self.fail(b, f"{type(e).__name__}: {e}")
+
+    def _handle(self, b: BattleState, room: str, message: str) -> list[str]:
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
             self.engine.close(room, b.perspective)
@@ -87,11 +101,10 @@ class LiveBattles:
             return []
         if not rec.decision:
             return []
-        invalid = any(marker in message for marker in INVALID)
+        invalid = any(refused(line) for line in message.split("\n"))
         if rec.rqid == b.answered and not invalid:
-            # the battle timer warns us while our choice is pending: it was lost, send it again
-            if "|inactive|Time left:" in message and b.sent:
-                return [b.sent]
+            # answered already; timer warnings (|inactive|) arrive while the foe decides, and a
+            # resend would be answered "too late"
             return []
         if rec.rqid != b.answered:
             if b.retries:
@@ -119,7 +132,7 @@ class LiveBattles:
         return self.engine.choice(b.room, b.perspective, action)
 
     def _note(self, b: BattleState, line: str):
-        if line.startswith(INVALID):
+        if refused(line):
             b.invalid += 1
             b.retries += 1
             if b.last_action is not None:
@@ -148,10 +161,16 @@ class LiveBattles:
         return None
 
     def fail(self, b: BattleState, error: str) -> list[str]:
-        """A battle whose messages could not be read: it ends as an error, and we forfeit."""
+        """A battle that could not go on (unreadable messages, a failing player): it ends as an
+        error, and we forfeit."""
+        if b.ended:
+            return []
         b.error, b.ended = error, True
         if b.perspective:
-            self.engine.close(b.room, b.perspective)
+            try:
+                self.engine.close(b.room, b.perspective)
+            except Exception:  # noqa: BLE001 -- the battle is over either way
+                log.exception("%s: could not close the failed battle's view", b.room)
         return [f"{b.room}|/forfeit"]
 
     def drop(self, room: str, error: str | None = None) -> BattleState | None:
@@ -170,6 +189,11 @@ class LiveBattles:
         if b.error or b.winner is None:
             return None
         return to_id(b.winner) == self.userid
+
+
+def refused(line: str) -> bool:
+    """The server refused a choice (and a new one is due); "too late" is not a refusal."""
+    return line.startswith(INVALID) and TOO_LATE not in line
 
 
 def to_id(name: str) -> str:

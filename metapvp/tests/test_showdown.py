@@ -50,6 +50,35 @@ class InvalidFirstChoice:
         return self.real(b, action)
 
 
+class TimerClient(ShowdownClient):
+    """Turns the battle timer on in each of its battles, as people often do."""
+
+    async def on_battle(self, room, message):
+        new = room not in self.battles.battles
+        await super().on_battle(room, message)
+        if new:
+            await self.send(f"{room}|/timer on")
+
+
+class FailsInOneBattle:
+    """A player that raises at its third decision in the first battle it sees, and plays
+    randomly everywhere else."""
+
+    def __init__(self):
+        self.inner = make_player("random", 3)
+        self.contract = None
+        self.first_room, self.calls = None, 0
+
+    def act(self, decisions, greedy=False):
+        room = decisions.keys[0][0]
+        self.first_room = self.first_room or room
+        if room == self.first_room:
+            self.calls += 1
+            if self.calls == 3:
+                raise RuntimeError("a broken policy")
+        return self.inner.act(decisions, greedy)
+
+
 class LiveServerTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -105,6 +134,34 @@ class LiveServerTest(unittest.TestCase):
         self.assertGreaterEqual(r.invalid, 1)
         self.assertEqual(r.recovered, r.invalid)
         self.assertIsNotNone(r.won)
+
+    def test_battle_timer_on_gives_no_refused_choices(self):
+        """The foe turns the timer on: its `|inactive|` warnings come every turn, and answering
+        them by sending the choice again was refused as "too late" ~10 times a battle."""
+        url = self.server.url
+        a = TimerClient(ClientOptions(url, "timekeeper", accept_formats=(FORMAT,), max_concurrent=2,
+                                      log_dir=Path(self.tmp) / "timer"), make_player("random", 11))
+        b = bot(url, "hurried", "maxdamage", 12, max_concurrent=2)
+        results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 4, opponent="timekeeper", timeout=300)))
+        self.assertEqual(len(results), 4)
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+        self.assertEqual(sum(f.invalid for f in a.stats.finished), 0)
+        logs = [p.read_text() for p in (Path(self.tmp) / "timer").glob("*.log")]
+        self.assertTrue(logs and all("|inactive|" in t for t in logs))  # the timer was on
+
+    def test_a_failing_player_forfeits_only_its_battle(self):
+        url = self.server.url
+        a = bot(url, "sturdy", "random", 13, accept_formats=(FORMAT,), max_concurrent=3)
+        player = FailsInOneBattle()
+        b = ShowdownClient(ClientOptions(url, "fragile", max_concurrent=3), player)
+        results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 4, opponent="sturdy", timeout=300)))
+        self.assertEqual(len(results), 4)
+        failed = [r for r in results if r.error]
+        self.assertEqual([(r.room, r.error) for r in failed], [(player.first_room, "RuntimeError: a broken policy")])
+        self.assertTrue(all(r.won is not None or r.tie for r in results if not r.error))
+        won_by_a = {f.room: f.won for f in a.stats.finished}
+        self.assertIs(won_by_a[player.first_room], True)  # the failed battle was forfeited
 
     def test_teams_go_with_utm_in_formats_with_teams(self):
         from metapvp.engine.v8 import context

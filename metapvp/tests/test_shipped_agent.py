@@ -1,0 +1,40 @@
+"""The model shipped in static/models/, by its player name `agent`."""
+import subprocess
+import sys
+import unittest
+
+from metapvp import ROOT
+from metapvp.arena import play
+from metapvp.players import SpecError, make_player
+from metapvp.players.spec import SHIPPED_MODELS
+
+
+class ShippedAgentTest(unittest.TestCase):
+    def test_agent_loads_the_shipped_model_and_beats_random(self):
+        agent = make_player("agent", seed=1, fmt="gen9randombattle")
+        self.assertEqual(agent.contract, "singles-v2")
+        results = list(play(agent, make_player("random", 7), "gen9randombattle", range(40), seed=2,
+                            concurrency=20))
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+        wins = sum(r.winner == "a" for r in results)
+        self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random")
+
+    def test_agent_with_a_format_names_that_format(self):
+        self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
+
+    def test_a_format_without_a_model_is_a_clear_error(self):
+        with self.assertRaises(SpecError) as e:
+            make_player("agent", fmt="gen1ou")
+        self.assertIn("gen1ou", str(e.exception))
+        self.assertIn("gen9randombattle", str(e.exception))  # what is shipped
+        self.assertIn(str(SHIPPED_MODELS), str(e.exception))
+        r = subprocess.run([sys.executable, "metapvp/exe/head2head.py", "--p1", "agent", "--p2", "random",
+                            "--format", "gen1ou", "--num-matches", "1"], cwd=ROOT, capture_output=True,
+                           text=True, timeout=120)
+        self.assertEqual(r.returncode, 2, r.stderr)
+        self.assertIn("no model is shipped for format 'gen1ou'", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
