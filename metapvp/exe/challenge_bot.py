@@ -4,8 +4,13 @@ plays against a trained model: challenge the bot's name from any Showdown client
 
     ./rp metapvp/exe/challenge_bot.py SPEC --formats gen9randombattle[,gen9ou]
         [--host H --port P | --url URL] [--username U] [--password-file F]
-        [--accept-from name1,name2] [--num-battles N] [--max-concurrent C] [--team FILE]
-        [--outdir DIR]
+        [--accept-from name1,name2] [--num-battles N] [--max-concurrent C] [--max-queue Q]
+        [--team FILE] [--outdir DIR]
+
+A challenge that arrives while C battles run waits in a queue (first come, first served; the
+challenger is told its place by private message) and is accepted when a battle ends; beyond Q
+waiting, it is rejected with a message saying why. SPEC `agent` is the shipped model for the
+first format.
 
 Runs until N battles have finished (forever without --num-battles) or Ctrl-C; prints a JSON
 summary on the way out."""
@@ -31,6 +36,7 @@ async def run(args, client_box: list) -> list:
     allow = tuple(to_id(n) for n in args.accept_from.split(",")) if args.accept_from else ()
     outdir = Path(args.outdir) if args.outdir else None
     client = ShowdownClient(options_from(args, accept_formats=formats, accept_from=allow,
+                                         max_queue=args.max_queue,
                                          log_dir=outdir / "logs" if outdir else None), player)
     client_box.append(client)
     print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}", file=sys.stderr, flush=True)
@@ -42,6 +48,9 @@ def main(argv=None) -> int:
     add_connection_args(p)
     p.add_argument("--formats", default="gen9randombattle", help="comma-separated format ids to accept")
     p.add_argument("--accept-from", help="comma-separated names; default: anyone")
+    p.add_argument("--max-queue", type=int, default=16,
+                   help="challenges that wait (first come, first served) while --max-concurrent battles "
+                        "run; beyond it a challenge is rejected with a message saying why")
     p.add_argument("--num-battles", type=int, help="stop after this many battles")
     p.add_argument("--outdir")
     p.add_argument("--seed", type=int, default=0)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +39,9 @@ class ClientOptions:
     reconnect_attempts: int = 8
     accept_formats: tuple = ()              # challenge_bot: formats it accepts
     accept_from: tuple = ()                 # challenge_bot: user ids it accepts from (empty: anyone)
+    max_queue: int = 16                     # challenge_bot: challenges waiting while at max_concurrent
+
+ACCEPT_WAIT = 30.0  # seconds an accepted challenge counts as a battle before its room appears
 
 
 @dataclass
@@ -74,6 +78,9 @@ class ShowdownClient:
         self.challenge_closed: float | None = None  # when our last challenge closed
         self.done_rooms: set[str] = set()
         self.rooms_seen: list[str] = []      # every battle room, in the order they began
+        self.queue: deque[str] = deque()     # challengers waiting for a free battle slot, first first
+        self.accepted: deque[float] = deque()  # when each accepted challenge without a room yet was
+        self.pms: list[tuple[str, str]] = []   # people's private messages to us (sender id, text)
         self.closing = False
 
     # --- connection ---------------------------------------------------------------------
@@ -165,10 +172,13 @@ class ShowdownClient:
         if message.startswith("|deinit") or message.startswith("|noinit"):
             self.finish(self.battles.drop(room, None if message.startswith("|deinit") else
                                           f"room gone: {message.strip()}"))
+            await self.accept_queued()
             return
         new = room not in self.battles.battles
         if new:
             self.rooms_seen.append(room)
+            if self.accepted:
+                self.accepted.popleft()
         for out in self.battles.handle(room, message):
             await self.send(out)
         if new:
@@ -177,6 +187,7 @@ class ShowdownClient:
         if b.ended and b.room not in self.done_rooms:
             self.finish(b)
             await self.send(f"|/leave {room}")
+            await self.accept_queued()
 
     async def on_global(self, line: str):
         log.debug("%s < %s", self.o.username, line[:300])
@@ -194,6 +205,9 @@ class ShowdownClient:
             parts = line.split("|", 4)
             if len(parts) == 5 and parts[4].startswith("/challenge"):
                 await self.on_challenge(to_id(parts[2]), to_id(parts[3]), parts[4][len("/challenge"):].strip())
+            elif len(parts) == 5 and to_id(parts[3]) == self.userid and not parts[4].startswith("/"):
+                self.pms.append((to_id(parts[2]), parts[4]))
+                self.wake()
         elif line.startswith("|popup|"):
             text = line[len("|popup|"):]
             if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search")):
@@ -225,23 +239,58 @@ class ShowdownClient:
 
     async def on_challenge(self, sender: str, receiver: str, spec: str):
         """Challenges are private messages: `/challenge FORMAT|...` opens one, `/challenge`
-        alone closes it (accepted, rejected or cancelled)."""
+        alone closes it (accepted, rejected or cancelled). A challenge that arrives while
+        max_concurrent battles run waits in a queue (up to max_queue), first come first served,
+        and its sender is told where it stands."""
         fmt = spec.split("|")[0]
         if sender == self.userid:
             self.challenging = receiver if fmt else None
             self.challenge_closed = None if fmt else time.monotonic()
             self.wake()
             return
-        if receiver != self.userid or not fmt:
+        if receiver != self.userid:
             return
-        ok_format = not self.o.accept_formats or fmt in self.o.accept_formats
-        ok_user = not self.o.accept_from or sender in self.o.accept_from
-        if ok_format and ok_user and self.running() < self.o.max_concurrent:
-            if self.o.team:
-                await self.send(f"|/utm {self.o.team}")
-            await self.send(f"|/accept {sender}")
+        if sender in self.queue:      # withdrawn (or sent again: it goes to the back)
+            self.queue.remove(sender)
+        if not fmt:
+            return
+        if self.o.accept_formats and fmt not in self.o.accept_formats:
+            await self.reject(sender, f"I only accept {', '.join(self.o.accept_formats)}.")
+        elif self.o.accept_from and sender not in self.o.accept_from:
+            await self.reject(sender, "I only accept challenges from my operators' accounts.")
+        elif self.busy() < self.o.max_concurrent:
+            await self.accept(sender)
+        elif len(self.queue) < self.o.max_queue:
+            self.queue.append(sender)
+            await self.pm(sender, f"I am in {self.busy()} battle(s); you are number {len(self.queue)} "
+                                  "in the queue, and I will accept your challenge when a battle ends.")
         else:
-            await self.send(f"|/reject {sender}")
+            await self.reject(sender, f"I am busy and my queue is full ({self.o.max_queue} waiting); "
+                                      "please try again later.")
+
+    async def accept(self, sender: str):
+        if self.o.team:
+            await self.send(f"|/utm {self.o.team}")
+        self.accepted.append(time.monotonic())
+        await self.send(f"|/accept {sender}")
+
+    async def reject(self, sender: str, why: str):
+        await self.send(f"|/reject {sender}")
+        await self.pm(sender, why)
+
+    async def pm(self, user: str, text: str):
+        await self.send(f"|/pm {user}, {text}")
+
+    async def accept_queued(self):
+        """A battle slot came free: the longest-waiting challenge gets it."""
+        while self.queue and self.busy() < self.o.max_concurrent:
+            await self.accept(self.queue.popleft())
+
+    def busy(self) -> int:
+        """Battles running, plus challenges accepted whose battle has not begun yet."""
+        while self.accepted and time.monotonic() - self.accepted[0] > ACCEPT_WAIT:
+            self.accepted.popleft()
+        return self.running() + len(self.accepted)
 
     def finish(self, b: BattleState | None):
         if b is None or b.room in self.done_rooms:

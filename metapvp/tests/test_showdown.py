@@ -302,6 +302,65 @@ class LoginStandIn:
         self.http.server_close()
 
 
+class ChallengeQueueTest(unittest.TestCase):
+    """challenge_bot's queue, on a server whose users are registered (through the login
+    stand-in): private messages, which tell a challenger its place, are for registered users."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="metapvp-queue-")
+        cls.stand_in = LoginStandIn().__enter__()
+        cls.server = LocalServer(root=Path(cls.tmp) / "server",
+                                 config={"loginserverpublickey": cls.stand_in.public_key}).start()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+        cls.stand_in.__exit__(None, None, None)
+
+    def login(self, name):
+        LoginStandIn.PASSWORDS[name] = "pw"
+        return {"password": "pw", "login_server": self.stand_in.url}
+
+    def test_a_challenge_to_a_busy_bot_waits_its_turn(self):
+        url = self.server.url
+        host = bot(url, "onebyone", "random", 14, **self.login("onebyone"), accept_formats=(FORMAT,), max_concurrent=1, max_queue=4)
+        guests = [bot(url, f"visitor{i}", "random", 15 + i, **self.login(f"visitor{i}")) for i in range(3)]
+
+        async def body():
+            await asyncio.wait_for(host.logged_in.wait(), 60)
+            return await asyncio.gather(*(g.play(FORMAT, 1, opponent="onebyone", timeout=300) for g in guests))
+        results = asyncio.run(with_clients([host, *guests], body))
+        self.assertEqual([len(r) for r in results], [1, 1, 1])
+        self.assertEqual([r[0].error for r in results], [None] * 3)
+        told = sorted(text for g in guests for sender, text in g.pms if sender == "onebyone")
+        self.assertEqual(len(told), 2, told)  # the two who came while it played were queued, not rejected
+        self.assertIn("number 1 in the queue", told[0])
+        self.assertIn("number 2 in the queue", told[1])
+        self.assertEqual(len(host.stats.finished), 3)
+
+    def test_a_full_queue_rejects_with_a_reason(self):
+        url = self.server.url
+        host = bot(url, "fullhouse", "random", 18, **self.login("fullhouse"), accept_formats=(FORMAT,), max_concurrent=1, max_queue=0)
+        first = bot(url, "early", "random", 19, **self.login("early"))
+        late = bot(url, "late", "random", 20, **self.login("late"))
+
+        async def body():
+            await asyncio.wait_for(host.logged_in.wait(), 60)
+            run = asyncio.create_task(first.play(FORMAT, 1, opponent="fullhouse", timeout=300))
+            while host.running() == 0:
+                await host.wait_change(1.0)
+            await asyncio.wait_for(late.logged_in.wait(), 60)
+            await late.send(f"|/challenge fullhouse, {FORMAT}")
+            while not late.pms:
+                await late.wait_change(1.0)
+            await run
+        asyncio.run(asyncio.wait_for(with_clients([host, first, late], body), 300))
+        [(sender, text)] = late.pms
+        self.assertEqual(sender, "fullhouse")
+        self.assertIn("queue is full", text)
+
+
 class LoginFlowTest(unittest.TestCase):
     def test_assertion_request_and_reply_shapes(self):
         with LoginStandIn() as login:
