@@ -18,7 +18,6 @@ import json
 import multiprocessing as mp
 import os
 import queue
-import signal
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import numpy as np
 from tqdm import tqdm
 
 from metapvp.arena import play, summarize
+from metapvp.lifecycle import exit_with_parent, stop_on_signals
 
 
 def player_seeds(seed: int, worker: int) -> tuple[int, int]:
@@ -37,7 +37,7 @@ def player_seeds(seed: int, worker: int) -> tuple[int, int]:
 
 
 def worker(args, indices, results, stop):
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and tells us
+    exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
         from metapvp.backends import make_backend
         from metapvp.players import contract_for, make_player
@@ -195,9 +195,7 @@ def parse_args(argv=None):
 
 def main(argv=None):
     args = parse_args(argv)
-    # Ctrl-C is promised: a process started in the background by a non-interactive shell
-    # inherits SIGINT as ignored, and Python then never raises KeyboardInterrupt
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_signals()  # Ctrl-C and SIGTERM stop the workers and write what finished
     result = run(args)
     print(table(result), file=sys.stderr)
     if args.outdir:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import argparse
 import logging
-import signal
 import sys
 
+from metapvp.lifecycle import stop_on_signals
 from metapvp.models import ModelError
 from metapvp.training.config import ConfigError, load_expt
 from metapvp.training.trainer import Trainer, TrainingError
@@ -28,8 +28,7 @@ def main(argv=None) -> int:
     parser.add_argument("--device", help="where learning runs: cpu, cuda, cuda:1 ...")
     parser.add_argument("--workers", type=int, help="rollout processes (0: roll out in this process)")
     args, rest = parser.parse_known_args(argv)
-    # Ctrl-C checkpoints and stops, also when started in the background (SIGINT inherited ignored)
-    signal.signal(signal.SIGINT, signal.default_int_handler)
+    stop_on_signals()  # Ctrl-C and SIGTERM checkpoint and stop
     overrides = list(rest)
     if args.device:
         overrides += ["--device", args.device]

@@ -168,6 +168,79 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertLess(result["matches"], 100000)
             self.assertEqual(json.loads((Path(out) / "results.json").read_text())["matches"], result["matches"])
 
+    def start_long_run(self, out):
+        cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "random", "--p2", "random",
+               "--num-matches", "100000", "--workers", "2", "--outdir", out, "--quiet"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                start_new_session=True)
+        logs = Path(out) / "logs"
+        deadline = time.time() + 120
+        while time.time() < deadline and len(list(logs.glob("*.gz")) if logs.exists() else []) < 10:
+            time.sleep(0.5)
+        return proc
+
+    def test_sigterm_stops_like_ctrl_c(self):
+        with tempfile.TemporaryDirectory() as out:
+            proc = self.start_long_run(out)
+            try:
+                children = child_pids(proc.pid)
+                proc.terminate()
+                stdout, stderr = proc.communicate(timeout=60)
+            finally:
+                kill_session(proc)
+            self.assertEqual(len(children), 2)
+            self.assertTrue(json.loads(stdout.strip().splitlines()[-1])["interrupted"], stderr[-2000:])
+            self.assertEqual(alive(children), [])
+
+    @unittest.skipUnless(Path("/proc/self/task").exists(), "reads child processes from /proc")
+    def test_workers_exit_when_head2head_is_killed(self):
+        """SIGKILL reaches no handler: the workers must notice on their own that their parent
+        is gone (before, both played on through all 100,000 battles)."""
+        with tempfile.TemporaryDirectory() as out:
+            proc = self.start_long_run(out)
+            children = child_pids(proc.pid)
+            try:
+                proc.kill()
+                proc.wait()
+                deadline = time.time() + 30
+                while alive(children) and time.time() < deadline:
+                    time.sleep(0.5)
+                self.assertEqual(len(children), 2)
+                self.assertEqual(alive(children), [])
+            finally:
+                kill_session(proc)
+
+
+def kill_session(proc):
+    """Whatever is left of a test's process and everything it started (its own session)."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    proc.wait()
+
+
+def child_pids(pid: int) -> list[int]:
+    """The worker processes of head2head (the spawn start method's resource tracker aside)."""
+    kids = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        kids += [int(k) for k in (task / "children").read_text().split()]
+    return [k for k in kids if "spawn_main" in Path(f"/proc/{k}/cmdline").read_bytes().decode(errors="replace")
+            and "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_bytes().decode(errors="replace")]
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those still running (a zombie waiting for its new parent to reap it has ended)."""
+    out = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if state != "Z":
+            out.append(pid)
+    return out
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -5,9 +5,9 @@ that fails reports its traceback, and every child is reaped on close."""
 from __future__ import annotations
 
 import multiprocessing as mp
-import signal
 import traceback
 
+from metapvp.lifecycle import exit_with_parent
 from metapvp.training.rollout import RolloutWorker, evaluate
 
 COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate, "reset": lambda w, arg: w.reset()}
@@ -18,25 +18,27 @@ class WorkerError(RuntimeError):
 
 
 def _serve(cfg: dict, index: int, conn):
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the learner handles Ctrl-C and closes us
+    exit_with_parent()  # the learner handles Ctrl-C and closes us; if it dies, we go too
     try:
         worker = RolloutWorker(cfg, index)
     except Exception:  # noqa: BLE001 -- reported to the learner
         conn.send(("error", traceback.format_exc()))
         return
-    conn.send(("ready", None))
-    while True:
-        try:
-            cmd, arg = conn.recv()
-        except EOFError:
-            break
-        if cmd == "close":
-            break
-        try:
-            conn.send(("ok", COMMANDS[cmd](worker, arg)))
-        except Exception:  # noqa: BLE001 -- reported to the learner
-            conn.send(("error", traceback.format_exc()))
-    worker.close()
+    try:
+        conn.send(("ready", None))
+        while True:
+            try:
+                cmd, arg = conn.recv()
+            except EOFError:
+                break
+            if cmd == "close":
+                break
+            try:
+                conn.send(("ok", COMMANDS[cmd](worker, arg)))
+            except Exception:  # noqa: BLE001 -- reported to the learner
+                conn.send(("error", traceback.format_exc()))
+    finally:
+        worker.close()
 
 
 class WorkerPool:

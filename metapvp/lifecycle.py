@@ -1,0 +1,46 @@
+"""How processes end: a parent stops cleanly on Ctrl-C and on SIGTERM, and a child never
+outlives its parent, however the parent ended (even SIGKILL, which no handler sees)."""
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+
+PARENT_POLL_S = 1.0   # how soon a child notices that its parent is gone
+GRACE_S = 5.0         # how long it may then take to close its own children before it is cut off
+
+
+def stop_on_signals():
+    """For a program that promises to stop cleanly: Ctrl-C (SIGINT) and SIGTERM both raise
+    KeyboardInterrupt in the main thread. SIGINT is set explicitly because a process started in
+    the background by a non-interactive shell inherits it as ignored."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
+def exit_with_parent():
+    """For a child process, first thing: when the parent is gone (the child is re-parented), it
+    gets SIGTERM, which ends it through SystemExit so that its `finally` blocks reap what it
+    started; if that takes longer than GRACE_S it exits at once. Ctrl-C is the parent's to
+    handle: the child ignores SIGINT and is told to stop by its parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, _exit)
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _exit(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def _watch_parent(parent: int):
+    while os.getppid() == parent:
+        time.sleep(PARENT_POLL_S)
+    os.kill(os.getpid(), signal.SIGTERM)
+    time.sleep(GRACE_S)
+    os._exit(128 + signal.SIGTERM)
