@@ -1,0 +1,129 @@
+"""Ships a trained model: copies it to static/models/FORMAT.zip, with its training curve, and
+writes the model card static/models/README.md from the run and the head2head evaluations.
+Every figure in the card comes from a file this reads, so the card can be rebuilt.
+
+    ./rp scripts/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
+        --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
+
+EVAL_DIR: a head2head --outdir (its results.json), the model as --p1, e.g.
+    ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import sys
+import zipfile
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metapvp.players.spec import SHIPPED_MODELS  # noqa: E402
+
+
+def model_meta(path: Path) -> dict:
+    with zipfile.ZipFile(path) as z:
+        return json.loads(z.read("metadata.json"))
+
+
+def eval_rows(dirs: list[Path]) -> list[str]:
+    rows = ["| opponent | battles | win rate | 95% interval | Elo difference | errors |",
+            "|---|---:|---:|---|---:|---:|"]
+    for d in dirs:
+        r = json.loads((d / "results.json").read_text())
+        lo, hi = r["p1_win_rate_ci95"]
+        rows.append(f"| `{r['p2']}` | {r['matches']} | **{r['p1_win_rate']:.3f}** | {lo:.3f}–{hi:.3f} | "
+                    f"{r['elo_diff']:+.0f} | {r['errors']} |")
+    return rows
+
+
+def eval_commands(dirs: list[Path], name: str) -> list[str]:
+    out = []
+    for d in dirs:
+        r = json.loads((d / "results.json").read_text())
+        out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
+                   f"--seed {r['seed']}")
+    return out
+
+
+def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
+    fmt = meta["format"]
+    hours = state["seconds"] / 3600
+    pre = cfg["pretrain"]
+    lines = [
+        "# Shipped models",
+        "",
+        f"## `{fmt}.zip`",
+        "",
+        f"Any command that takes a player takes `agent` (the model for the format it plays) or `agent:{fmt}`:",
+        "",
+        "```bash",
+        "./rp metapvp/exe/head2head.py --p1 agent --p2 heuristic",
+        "./rp metapvp/exe/challenge_bot.py agent --port 8000",
+        "./rp metapvp/exe/serve_api.py --model agent",
+        "```",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| format | {fmt} |",
+        f"| contract | {meta['contract']['name']} (hash `{meta['contract']['hash'][:16]}`) |",
+        f"| network | preset `{meta['preset']}` |",
+        f"| trained | {meta['date'][:10]}, {meta['updates']} PPO updates on {meta['steps']:,} learner decisions |",
+        f"| warm start | imitation of `{pre['teacher']}` on {pre['decisions']:,} of its decisions "
+        f"(against {', '.join(pre['opponents'])}), {pre['epochs']} epochs |",
+        f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
+        f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |",
+        f"| experiment | [`{cfg.get('_expt', 'expts/gen9randombattle.yml')}`](../../{cfg.get('_expt', 'expts/gen9randombattle.yml')}) |",
+        f"| made by | `{command}` |",
+        "",
+        "### Strength",
+        "",
+        "head2head, seats alternating, the model sampling from its policy:",
+        "",
+        *eval_rows(evals),
+        "",
+        "Each row comes from:",
+        "",
+        "```bash",
+        *eval_commands(evals, "agent"),
+        "```",
+        "",
+        "### Training curve",
+        "",
+        f"Win rates of the checkpoints in training's own evaluations ({cfg['eval']['battles']} battles each):",
+        "",
+        f"![training curve]({curve})",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("run", type=Path)
+    ap.add_argument("--model", type=Path, required=True)
+    ap.add_argument("--evals", type=Path, nargs="+", required=True)
+    ap.add_argument("--expt", default="expts/gen9randombattle.yml")
+    ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
+    args = ap.parse_args(argv)
+    meta = model_meta(args.model)
+    state = json.loads((args.run / "checkpoints" / "state.json").read_text())
+    cfg = yaml.safe_load((args.run / "config.yml").read_text())
+    cfg["_expt"] = args.expt
+    command = args.command or f"./rp metapvp/exe/integrated_rl_script.py {args.expt} runs/ship"
+    SHIPPED_MODELS.mkdir(parents=True, exist_ok=True)
+    fmt = meta["format"]
+    shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
+    curve = f"{fmt}-curve.png"
+    shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
+    (SHIPPED_MODELS / "README.md").write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
+    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / 'README.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
