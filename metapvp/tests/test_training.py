@@ -27,7 +27,7 @@ from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
 from metapvp.training.rollout import Matchup, RolloutWorker
 from metapvp.training.trainer import RETIRE_AFTER, Trainer, TrainingError
-from metapvp.training.workers import WorkerPool
+from metapvp.training.workers import WorkerError, WorkerPool
 
 
 def real_decisions(battles=24, privileged=False, contract=None):
@@ -229,6 +229,20 @@ class WorkerPoolTest(unittest.TestCase):
             self.assertTrue(procs and not any(p.is_alive() for p in procs))
             self.assertEqual([p.exitcode for p in procs], [0])
 
+
+    def test_after_a_worker_fails_the_others_replies_are_not_taken_for_later_ones(self):
+        cfg = load_expt(ROOT / "expts" / "smoke.yml")
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, tmp)
+            good = {"weights": {"main": trainer.learners["main"].weights()}, "learner": "main",
+                    "opponent": "random", "indices": [0, 1], "seed": 1}
+            pool = WorkerPool(cfg, 2)
+            try:
+                with self.assertRaisesRegex(WorkerError, "rollout worker 0 failed"):
+                    pool.run("evaluate", [{**good, "learner": "nobody"}, good])
+                self.assertEqual(pool.run("reset", [None, None]), [0, 0])
+            finally:
+                pool.close()
 
     def test_a_snapshot_that_cannot_be_read_fails_only_its_battles(self):
         # a league snapshot deleted under a worker (it was dropped from the league while a plan

@@ -5,11 +5,13 @@ that fails reports its traceback, and every child is reaped on close."""
 from __future__ import annotations
 
 import multiprocessing as mp
+import time
 import traceback
 
 from metapvp.lifecycle import exit_with_parent
 from metapvp.training.rollout import RolloutWorker, evaluate
 
+CLOSE_WAIT_S = 10.0   # how long closing waits for the workers to finish before killing them
 COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate, "reset": lambda w, arg: w.reset()}
 
 
@@ -86,12 +88,23 @@ class WorkerPool:
         self.pending = None
         if self.local is not None:
             return [COMMANDS[cmd](self.local, args[0])]
-        return [self._reply(i, conn) for i, conn in enumerate(self.conns[:len(args)])]
+        # every reply is read, also after a failure: one left in a pipe would pass for the
+        # answer to the next command
+        replies = []
+        for i, conn in enumerate(self.conns[:len(args)]):
+            try:
+                replies.append(self._reply(i, conn))
+            except WorkerError as e:
+                replies.append(e)
+        failed = [r for r in replies if isinstance(r, WorkerError)]
+        if failed:
+            raise failed[0]
+        return replies
 
     def _reply(self, i: int, conn):
         try:
             kind, payload = conn.recv()
-        except EOFError:
+        except (EOFError, OSError):
             raise WorkerError(f"rollout worker {i} died (exit code {self.procs[i].exitcode})") from None
         if kind == "error":
             raise WorkerError(f"rollout worker {i} failed:\n{payload}")
@@ -114,8 +127,10 @@ class WorkerPool:
                 conn.send(("close", None))
             except (OSError, BrokenPipeError):
                 pass
+        deadline = time.monotonic() + CLOSE_WAIT_S   # one wait for all of them, not one each
         for p in self.procs:
-            p.join(timeout=10)
+            p.join(timeout=max(0.0, deadline - time.monotonic()))
+        for p in self.procs:
             if p.is_alive():
                 p.kill()
                 p.join()
