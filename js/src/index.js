@@ -18,6 +18,7 @@ import {dexTables} from './dextables.js';
 import {stats as damageStats} from './knowledge/damage.js';
 
 const objects = [];
+const freed = [];  // handles of destroyed objects, for reuse
 let contract = null;
 
 const metapvp = {
@@ -33,10 +34,19 @@ const metapvp = {
     if (!contract) throw new Error('metapvp.init has not been called');
     const made = kind === 'engine' ? new Engine(contract) : kind === 'simulator' ? new Simulator(contract) : null;
     if (!made) throw new Error(`unknown object kind '${kind}'`);
-    objects.push(made);
-    return objects.length - 1;
+    const handle = freed.length ? freed.pop() : objects.length;
+    objects[handle] = made;
+    return handle;
   },
-  destroy(handle) { objects[handle] = null; },
+  /** Drops an object (its battles, views and output buffer go to the garbage collector). */
+  destroy(handle) {
+    if (objects[handle]) {
+      objects[handle] = null;
+      freed.push(handle);
+    }
+  },
+  /** How many objects are alive (for leak checks). */
+  liveObjects() { return objects.filter(Boolean).length; },
   /** Calls `method` of object `handle` with one JSON-able argument; returns its result as JSON. */
   call(handle, method, arg) {
     const obj = objects[handle];

@@ -88,5 +88,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 break
             step = sim.step(actions, refill())
     finally:
-        if live:
+        if backend is None:
+            sim.close()
+        elif live:
             sim.abort()

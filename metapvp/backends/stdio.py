@@ -98,6 +98,7 @@ class StdioSimulator:
 
     def close(self):
         self.abort()
+        self.engine.close()
 
     def __del__(self):
         try:

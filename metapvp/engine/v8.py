@@ -10,6 +10,7 @@ import logging
 import os
 import threading
 import time
+import weakref
 
 import numpy as np
 
@@ -105,6 +106,13 @@ class V8Object:
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
+        # the JS object goes when close() is called, or else when this one is garbage-collected
+        self._destroy = weakref.finalize(self, _destroy, self.v8, self.handle)
+
+    def close(self):
+        """Frees the JS object: its battles and its output buffer (views of it must not be read
+        after). Calling it again does nothing."""
+        self._destroy()
 
     def scripted(self, policy: str, keys) -> list[int]:
         """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
@@ -114,6 +122,13 @@ class V8Object:
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""
         return self._views.records(rows)
+
+
+def _destroy(v8: V8, handle: int):
+    try:
+        v8.eval(f"metapvp.destroy({handle})")
+    except Exception:  # noqa: BLE001 -- at interpreter exit the context may be gone already
+        log.debug("could not destroy JS object %d", handle, exc_info=True)
 
 
 def _direct_eval(ctx: MiniRacer):

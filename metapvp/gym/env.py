@@ -96,6 +96,5 @@ class PokemonEnv(gym.Env):
             step = self.sim.step([(d.battle, d.side, int(a)) for d, a in zip(foe, acts)])
 
     def close(self):
-        if self.battle is not None:
-            self.sim.abort()
-            self.battle = None
+        self.battle = None
+        self.sim.close()

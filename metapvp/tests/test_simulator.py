@@ -1,4 +1,5 @@
 """The in-process simulator backend: battles finish, seeds reproduce, many battles share a call."""
+import gc
 import json
 import unittest
 
@@ -79,6 +80,30 @@ class SimulatorTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+    def test_closed_and_forgotten_simulators_free_their_js_objects(self):
+        from metapvp.arena import play
+        from metapvp.engine.v8 import context
+        from metapvp.players import make_player
+        v8 = context()
+
+        def live():
+            return int(v8.eval("metapvp.liveObjects()"))
+        before = live()
+        sims = [Simulator() for _ in range(3)]
+        self.assertEqual(live(), before + 3)
+        sims[0].start([{"id": "c1", "format": "gen9randombattle", "seed": "1,2,3,4"}])
+        sims[0].close()
+        sims[0].close()
+        self.assertEqual(live(), before + 2)
+        del sims
+        gc.collect()
+        self.assertEqual(live(), before)
+        for _ in range(3):  # each call without a backend makes its own simulator
+            results = list(play(make_player("random", 1), make_player("random", 2), "gen9randombattle", range(2)))
+            self.assertEqual(len(results), 2)
+        self.assertEqual(live(), before)
 
 
 class PrivilegedTest(unittest.TestCase):

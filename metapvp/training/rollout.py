@@ -330,7 +330,9 @@ class RolloutWorker:
         return n
 
     def close(self):
-        self.sim.abort()
+        self.sim.close()
+        if self.eval_sim is not None:
+            self.eval_sim.close()
 
 
 def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
