@@ -8,7 +8,7 @@ import threading
 import time
 
 PARENT_POLL_S = 1.0   # how soon a child notices that its parent is gone
-GRACE_S = 5.0         # how long it may then take to close its own children before it is cut off
+GRACE_S = 5             # seconds it may then take to close its own children before it is cut off
 
 
 def stop_on_signals():
@@ -26,7 +26,7 @@ def _interrupt(signum, frame):
 def exit_with_parent():
     """For a child process, first thing: when the parent is gone (the child is re-parented), it
     gets SIGTERM, which ends it through SystemExit so that its `finally` blocks reap what it
-    started; if that takes longer than GRACE_S it exits at once. Ctrl-C is the parent's to
+    started; if that takes longer than GRACE_S, the kernel ends it. Ctrl-C is the parent's to
     handle: the child ignores SIGINT and is told to stop by its parent."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit)
@@ -41,6 +41,8 @@ def _exit(signum, frame):
 def _watch_parent(parent: int):
     while os.getppid() == parent:
         time.sleep(PARENT_POLL_S)
+    # the hard deadline is SIGALRM's default action (the kernel ends the process), not this
+    # thread: once the interpreter is shutting down, a daemon thread no longer runs, and a
+    # shutdown can hang (a multiprocessing queue flushing into a pipe nobody reads)
+    signal.alarm(GRACE_S)
     os.kill(os.getpid(), signal.SIGTERM)
-    time.sleep(GRACE_S)
-    os._exit(128 + signal.SIGTERM)

@@ -350,7 +350,9 @@ const WRITERS = {
     });
   },
   'action.mask'(ctx, c, f, a, at) {
-    if (ctx.view.needsDecision) writeMask(ctx.request, a, at);
+    if (!ctx.view.needsDecision) return;
+    writeMask(ctx.request, a, at);
+    for (const x of ctx.view.banned) a[at + x] = 0;
   },
 };
 

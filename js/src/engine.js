@@ -2,7 +2,7 @@
 // recorded logs): many battle views keyed by (battle id, perspective), fed and encoded in batches.
 import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
-import {choiceFor, legalChoices} from './actions.js';
+import {legalChoices} from './actions.js';
 import {Output} from './output.js';
 import {POLICIES} from './policies.js';
 
@@ -53,7 +53,8 @@ export class Engine {
         const row = this.output.add(view);
         records.push({battle, perspective, row, decision: view.needsDecision,
           rqid: view.request?.rqid ?? null, ended: view.ended, winner: view.winner,
-          turn: view.battle.turn, error: view.lastError});
+          turn: view.battle.turn, error: view.lastError, refusals: view.refusals,
+          invalid: view.invalid + view.unavailable});
       } catch (e) {
         errors.push(errorRecord(battle, perspective, e));
       }
@@ -68,9 +69,13 @@ export class Engine {
     return keys.map(([battle, perspective]) => policy(this.view(battle, perspective)));
   }
 
-  /** The choice string for `action` in the view's current request. */
+  /** The choice string for `action` in the view's current request, by the one rule for
+   * refusals (PlayerView.choose): null when the request has no such action, 'default' once the
+   * request was refused too often. */
   choice(battle, perspective, action) {
-    return this.withRequest(battle, perspective, request => choiceFor(request, action));
+    const view = this.view(battle, perspective);
+    if (!view.request) throw new BattleInputError(battle, undefined, `no request yet for ${perspective}`);
+    return view.choose(action);
   }
 
   /** Every legal action's choice string in the view's current request, in one call. */

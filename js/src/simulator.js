@@ -6,7 +6,6 @@ import {Battle as SimBattle, Teams, Dex, PRNG} from '@pkmn/sim';
 import {TeamGenerators} from '@pkmn/randoms';
 import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
-import {choiceFor} from './actions.js';
 import {Output} from './output.js';
 import {errorRecord} from './engine.js';
 import {POLICIES} from './policies.js';
@@ -14,7 +13,6 @@ import {POLICIES} from './policies.js';
 Teams.setGeneratorFactory(TeamGenerators);
 
 const SIDES = ['p1', 'p2'];
-const MAX_INVALID = 8;      // invalid choices in a row before the simulator picks for the player
 const MAX_TURNS = 1000;     // a battle still going then is ended as a tie
 
 /** One simulated battle and its two players' views. */
@@ -23,9 +21,6 @@ export class Match {
   constructor(id, spec) {
     this.id = id;
     this.outbox = [];
-    this.invalid = 0;      // choices the simulator refused as invalid
-    this.unavailable = 0;  // refused for what the player could not see (trapping, disabling)
-    this.invalidRun = 0;
     this.log = null;
     this.streams = spec.record ? {p1: [], p2: []} : null;
     const format = Dex.formats.get(spec.format);
@@ -71,31 +66,23 @@ export class Match {
     }
   }
 
-  /** Plays action index `action` for `side`. An action the request cannot take counts as an
-   * invalid choice and the player decides again; after MAX_INVALID in a row the simulator's
-   * default choice is played. */
+  /** Refusals over the battle, both sides: 'invalid' or 'unavailable' (see PlayerView). */
+  refused(kind) { return this.views.p1[kind] + this.views.p2[kind]; }
+
+  /** Plays action index `action` for `side`; a refused one follows the view's rule (view.js):
+   * banned for the request, decided again, the default choice after MAX_REFUSALS. */
   act(side, action) {
     const view = this.views[side];
     if (!view.needsDecision) throw new BattleInputError(this.id, undefined, `${side} has no decision to make`);
-    let choice = null;
-    try {
-      choice = choiceFor(view.request, action);
-    } catch (e) {
-      view.lastError = `[Invalid choice] ${e.message}`;
-    }
-    if (this.invalidRun >= MAX_INVALID) choice = 'default';
-    view.needsDecision = false;
     view.lastError = '';
+    const choice = view.choose(action);
+    view.needsDecision = false;
     if (choice !== null && this.sim.choose(side, choice)) {
-      this.invalidRun = 0;
       this.pump();
       return;
     }
-    this.invalidRun++;
     view.needsDecision = true;  // decide again, on the updated request if the simulator sent one
-    this.pump();
-    if (view.lastError.startsWith('[Unavailable choice]')) this.unavailable++;
-    else this.invalid++;
+    this.pump();                // (the simulator's |error| reaches the view here)
   }
 
   /** The battle as Showdown's server saves it: the simulator's end record (winner, seed, teams,
@@ -215,7 +202,7 @@ export class Simulator {
   finish(match) {
     this.matches.delete(match.id);
     const result = {battle: match.id, seed: match.seed, winner: match.failed ? null : match.winner(), turns: match.sim.turn,
-      invalid: match.invalid, unavailable: match.unavailable, error: match.failed || null};
+      invalid: match.refused('invalid'), unavailable: match.refused('unavailable'), error: match.failed || null};
     if (match.keepLog) result.log = match.savedLog();
     if (match.streams) result.streams = match.streams;
     return result;

@@ -7,6 +7,7 @@ import {Battle} from '@pkmn/client';
 import {Protocol} from '@pkmn/protocol';
 import {Generations} from '@pkmn/data';
 import {Dex} from '@pkmn/dex';
+import {choiceFor, NUM_ACTIONS} from './actions.js';
 
 // Random battles use formes the default filter hides (Past, Gigantamax...), so keep all that exist.
 export const GENS = new Generations(Dex, d => !!d.exists);
@@ -19,6 +20,15 @@ export class BattleInputError extends Error {
     this.detail = message;
   }
 }
+
+// One rule for refused choices, wherever the battle runs (the in-process simulator, a stdio
+// simulator, a server): a refused action is banned for the rest of its request (the mask leaves
+// it out) and the player decides again; after MAX_REFUSALS refusals of one request, the
+// simulator's default choice is sent. "Too late" (a choice for a turn that has moved on) is not
+// a refusal: that turn's choice was made.
+export const MAX_REFUSALS = 4;
+const REFUSED = /^\[(Invalid|Unavailable) choice\]/;
+const TOO_LATE = 'too late to make a different move';
 
 function clip(s) { return s.length > 300 ? s.slice(0, 300) + '...' : s; }
 
@@ -37,6 +47,11 @@ export class PlayerView {
     this.ended = false;
     this.winner = null;         // a player's name, '' for a tie
     this.lastError = '';        // the last |error| line, e.g. an invalid choice
+    this.lastAction = null;     // the action index of the last choice made (see choose)
+    this.banned = new Set();    // actions refused for the current request
+    this.refusals = 0;          // refusals of the current request
+    this.invalid = 0;           // refusals over the battle: invalid choices...
+    this.unavailable = 0;       // ...and choices refused for what the player could not see
   }
 
   get self() { return this.perspective === 'p2' ? this.battle.p2 : this.battle.p1; }
@@ -58,6 +73,7 @@ export class PlayerView {
       }
       if (line.startsWith('|error|')) {
         this.lastError = line.slice(7);
+        if (REFUSED.test(this.lastError) && !this.lastError.includes(TOO_LATE)) this.refuse(this.lastAction);
         continue;
       }
       checkNames(this.key, line);
@@ -69,6 +85,34 @@ export class PlayerView {
       if (line.startsWith('|win|')) this.end(line.slice(5));
       else if (line === '|tie') this.end('');
     }
+  }
+
+  /** The choice string for action index `action` in the current request: 'default' once the
+   * request has been refused MAX_REFUSALS times; null when the request has no such action (a
+   * refusal, counted here). */
+  choose(action) {
+    if (!Number.isInteger(action) || action < 0 || action >= NUM_ACTIONS) {  // a caller's bug, not a refusal
+      throw new BattleInputError(this.key, undefined, `action ${action} is out of range`);
+    }
+    if (this.refusals >= MAX_REFUSALS) return 'default';
+    this.lastAction = action;
+    try {
+      if (this.banned.has(action)) throw new Error(`action ${action} was refused already`);
+      return choiceFor(this.request, action);
+    } catch (e) {
+      this.lastError = `[Invalid choice] ${e.message}`;
+      this.refuse(action);
+      return null;
+    }
+  }
+
+  /** The chooser learns that its last choice was refused. */
+  refuse(action) {
+    if (action !== null) this.banned.add(action);
+    this.refusals++;
+    if (this.lastError.startsWith('[Unavailable choice]')) this.unavailable++;
+    else this.invalid++;
+    this.lastAction = null;
   }
 
   end(winner) {
@@ -88,6 +132,10 @@ export class PlayerView {
       this.battle.update(request);
     } catch (e) {
       throw new BattleInputError(this.key, undefined, `client could not apply request: ${e.message}`);
+    }
+    if (request.rqid === undefined || request.rqid !== this.request?.rqid) {
+      this.banned.clear();
+      this.refusals = 0;
     }
     this.request = request;
     this.needsDecision = request.requestType !== 'wait';

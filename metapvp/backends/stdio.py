@@ -21,7 +21,6 @@ from metapvp.engine import BattleError, Engine, EngineError
 from metapvp.engine.simulator import Decision, Ended, Step
 
 SHOWDOWN = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
-MAX_INVALID = 8       # invalid choices in a row before the simulator's default choice is sent
 ANSWER_TIMEOUT = 60.0  # seconds a child may take to answer before its battle is failed
 SIDES = ("p1", "p2")
 _live = weakref.WeakSet()
@@ -41,7 +40,7 @@ class _Battle:
         self.updates: list[str] = []      # every update message, for the saved log
         self.requested: set[str] = set()  # sides sent a request since our last write
         self.pending = {s: False for s in SIDES}  # a request or error to answer
-        self.invalid = self.unavailable = self.invalid_run = 0
+        self.invalid = self.unavailable = 0
         self.end: dict | None = None
         self.error: str | None = None
         self.answered_with_error = False  # an |error| answered the last choices: re-decide
@@ -98,7 +97,7 @@ class StdioSimulator:
 
     def close(self):
         self.abort()
-        self.engine.close()
+        self.engine.destroy()
 
     def __del__(self):
         try:
@@ -136,17 +135,15 @@ class StdioSimulator:
         self._write(b, battle_id, lines)
 
     def _choose(self, b: _Battle, battle_id: str, side: str, action: int):
-        if b.invalid_run >= MAX_INVALID:
-            choice = "default"
-        else:
-            try:
-                choice = self.engine.choice(battle_id, side, action)
-            except BattleError:
-                choice = None
+        """Refusals follow the engine's rule (js/src/view.js): a refused action is banned for
+        the request, the player decides again, and the default choice comes after a few."""
+        try:
+            choice = self.engine.choice(battle_id, side, action)
+        except BattleError:
+            choice = None
         b.pending[side] = False
         if choice is None:  # no such choice for this request: invalid, decide again
             b.invalid += 1
-            b.invalid_run += 1
             b.pending[side] = True
             return
         self._write(b, battle_id, [f">{side} {choice}"])
@@ -209,7 +206,6 @@ class StdioSimulator:
                         b.unavailable += 1
                     else:
                         b.invalid += 1
-                        b.invalid_run += 1
             elif kind == "end":
                 b.end = json.loads(data)
 

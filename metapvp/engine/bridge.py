@@ -33,6 +33,8 @@ class Record:
     winner: str | None  # the winner's name once ended, '' for a tie
     turn: int
     error: str          # the last |error| line the server sent this player
+    refusals: int       # refusals of the current request (see PlayerView.choose in js/src/view.js)
+    invalid: int        # refusals over the battle
 
 
 @dataclass
@@ -87,8 +89,10 @@ class Engine(V8Object):
         b.raise_first()
         return b.records[0], {k: v.copy() for k, v in b.obs.items()}
 
-    def choice(self, battle: str, perspective: str, action: int) -> str:
-        """The exact Showdown choice string for action index `action`."""
+    def choice(self, battle: str, perspective: str, action: int) -> str | None:
+        """The exact Showdown choice string for action index `action`; None when the request has
+        no such action (a refusal: decide again), 'default' once the request was refused
+        MAX_REFUSALS times (js/src/view.js keeps the rule)."""
         return self._call_one(battle, perspective, "choice", battle, perspective, int(action))
 
     def choices(self, battle: str, perspective: str) -> dict[int, str]:

@@ -106,10 +106,10 @@ class V8Object:
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
-        # the JS object goes when close() is called, or else when this one is garbage-collected
+        # the JS object goes when destroy() is called, or else when this one is garbage-collected
         self._destroy = weakref.finalize(self, _destroy, self.v8, self.handle)
 
-    def close(self):
+    def destroy(self):
         """Frees the JS object: its battles and its output buffer (views of it must not be read
         after). Calling it again does nothing."""
         self._destroy()

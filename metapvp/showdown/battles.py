@@ -1,10 +1,9 @@
 """Battles on a server: each battle room's messages go to a headless client view in V8 (the
 Engine), and each request is answered with `/choose CHOICE|RQID` from the player.
 
-An `|error|[Invalid choice]` bans that action for the request and the player decides again on
-the corrected mask; after MAX_RETRIES the server's default choice is sent, so a battle never
-loops forever. A "too late" answer (a choice for a turn that has already moved on) is not a
-refusal: the turn's choice was made, nothing is re-decided.
+A refused choice follows the engine's one rule (js/src/view.js): the action is banned for the
+request and the player decides again on the corrected mask; after a few refusals the default
+choice is sent. A "too late" answer (a choice for a turn that has moved on) is not a refusal.
 
 One battle's failure (unreadable messages, a player or the engine raising) ends that battle as
 an error with a forfeit; the connection's other battles go on."""
@@ -22,9 +21,6 @@ from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players import Decisions, Player
 
 log = logging.getLogger(__name__)
-MAX_RETRIES = 4
-INVALID = ("|error|[Invalid choice]", "|error|[Unavailable choice]")  # the server refused a choice
-TOO_LATE = "too late to make a different move"  # Showdown's answer to a choice after the turn moved on
 RATING = re.compile(r"^\|raw\|(.+?)'s rating: (\d+) &rarr; <strong>(\d+)</strong>")
 
 
@@ -35,16 +31,14 @@ class BattleState:
     perspective: str | None = None
     early: list = field(default_factory=list)       # messages before we knew our side
     log: list = field(default_factory=list)          # every message of the room, as received
-    answered: int | None = None                      # the rqid last answered
-    banned: set = field(default_factory=set)         # actions refused for the current rqid
-    retries: int = 0
+    answered: tuple | None = None                    # (rqid, refusals) last answered
     invalid: int = 0                                 # choices the server refused
+    invalid_before: int = 0                          # ...counted before a rejoin started a new view
     recovered: int = 0                               # refusals followed by an accepted choice
     winner: str | None = None
     ended: bool = False
     error: str | None = None
     rating: tuple | None = None                      # (before, after) when the server says
-    last_action: int | None = None
     sent: str | None = None                          # the last /choose sent
 
 
@@ -73,7 +67,7 @@ class LiveBattles:
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
             self.engine.close(room, b.perspective)
-            b.perspective, b.early, b.answered = None, [], None
+            b.perspective, b.early, b.answered, b.invalid_before = None, [], None, b.invalid
         b.log.append(message)
         if b.ended:
             return []
@@ -95,49 +89,37 @@ class LiveBattles:
         except BattleError as e:
             return self.fail(b, str(e))
         rec = batch.records[0]
+        b.invalid = b.invalid_before + rec.invalid
         if rec.ended:
             b.ended, b.winner = True, rec.winner
             self.engine.close(room, b.perspective)
             return []
         if not rec.decision:
             return []
-        invalid = any(refused(line) for line in message.split("\n"))
-        if rec.rqid == b.answered and not invalid:
-            # answered already; timer warnings (|inactive|) arrive while the foe decides, and a
-            # resend would be answered "too late"
+        if (rec.rqid, rec.refusals) == b.answered:
+            # answered, and not refused since; the timer's warnings (|inactive|) arrive while
+            # the foe decides, and a resend would be answered "too late"
             return []
-        if rec.rqid != b.answered:
-            if b.retries:
-                b.recovered += 1
-            b.banned, b.retries = set(), 0
-        return self.decide(b, rec.rqid, {k: v.copy() for k, v in batch.obs.items()})
+        if b.answered and rec.rqid != b.answered[0]:
+            b.recovered += b.answered[1]
+        return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()})
 
-    def decide(self, b: BattleState, rqid, obs: dict) -> list[str]:
-        b.answered = rqid
-        if b.retries >= MAX_RETRIES:
-            return [f"{b.room}|/choose default|{rqid}"]
-        mask = obs["action.mask"]
-        for a in b.banned:
-            mask[0, a] = 0
+    def decide(self, b: BattleState, rqid, refusals: int, obs: dict) -> list[str]:
+        b.answered = (rqid, refusals)
+        mask = obs["action.mask"]  # refused actions are masked out already
         if not mask.any():
             return [f"{b.room}|/choose default|{rqid}"]
         action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
         if not mask[0, action]:  # a scripted player that cannot see our bans: first allowed one
             action = int(np.flatnonzero(mask[0])[0])
-        b.last_action = action
-        b.sent = f"{b.room}|/choose {self.choice_for(b, action)}|{rqid}"
+        b.sent = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
         return [b.sent]
 
-    def choice_for(self, b: BattleState, action: int) -> str:
+    def choice_for(self, b: BattleState, action: int) -> str | None:
         return self.engine.choice(b.room, b.perspective, action)
 
     def _note(self, b: BattleState, line: str):
-        if refused(line):
-            b.invalid += 1
-            b.retries += 1
-            if b.last_action is not None:
-                b.banned.add(b.last_action)
-        elif m := RATING.match(line):
+        if m := RATING.match(line):
             if to_id(m.group(1)) == self.userid:
                 b.rating = (int(m.group(2)), int(m.group(3)))
         elif line.startswith("|win|"):
@@ -189,11 +171,6 @@ class LiveBattles:
         if b.error or b.winner is None:
             return None
         return to_id(b.winner) == self.userid
-
-
-def refused(line: str) -> bool:
-    """The server refused a choice (and a new one is due); "too late" is not a refusal."""
-    return line.startswith(INVALID) and TOO_LATE not in line
 
 
 def to_id(name: str) -> str:

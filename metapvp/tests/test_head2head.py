@@ -10,6 +10,8 @@ import time
 import unittest
 from pathlib import Path
 
+import numpy as np
+
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
 from metapvp.backends import make_backend
@@ -59,6 +61,36 @@ class InProcessArenaTest(unittest.TestCase):
                          for r in results})
         self.assertEqual(runs[0], runs[1])
         self.assertNotEqual(runs[0][0], runs[0][1])
+
+
+    def test_refusals_all_battle_long_never_turn_into_default_choices(self):
+        """A player refused at every request (its first try each time is a masked-out action)
+        still has its second try played: the refusal limit is per request, not per battle."""
+        backend = make_backend(self.sim)
+        try:
+            [r] = play(Clumsy(), make_player("random", 7), "gen9randombattle", [0], seed=21,
+                       keep_logs=True, backend=backend)
+        finally:
+            getattr(backend, "close", lambda: None)()
+        self.assertIsNone(r.error)
+        self.assertGreaterEqual(r.invalid, 10)
+        chosen = [x for x in json.loads(r.log)["inputLog"] if x.startswith(f">{r.a_side} ")]
+        self.assertGreaterEqual(len(chosen), 10)
+        self.assertNotIn(f">{r.a_side} default", chosen)
+
+
+class Clumsy:
+    """Tries a masked-out action first at every request, then a legal one."""
+    contract = None
+
+    def __init__(self):
+        self.calls = 0
+
+    def act(self, decisions, greedy=False):
+        self.calls += 1
+        mask = decisions.mask
+        pick = (lambda m: np.flatnonzero(m == 0)[0]) if self.calls % 2 else (lambda m: np.flatnonzero(m)[0])
+        return np.array([pick(m) for m in mask])
 
 
 class StdioArenaTest(InProcessArenaTest):

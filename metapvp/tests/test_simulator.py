@@ -94,8 +94,8 @@ if __name__ == "__main__":
         sims = [Simulator() for _ in range(3)]
         self.assertEqual(live(), before + 3)
         sims[0].start([{"id": "c1", "format": "gen9randombattle", "seed": "1,2,3,4"}])
-        sims[0].close()
-        sims[0].close()
+        sims[0].destroy()
+        sims[0].destroy()
         self.assertEqual(live(), before + 2)
         del sims
         gc.collect()

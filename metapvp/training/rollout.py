@@ -330,9 +330,9 @@ class RolloutWorker:
         return n
 
     def close(self):
-        self.sim.close()
+        self.sim.destroy()
         if self.eval_sim is not None:
-            self.eval_sim.close()
+            self.eval_sim.destroy()
 
 
 def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
