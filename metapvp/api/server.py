@@ -10,6 +10,7 @@ Request (one JSON object a line):
 Reply:
   {"battle": ..., "choice": "move 1", "action": 0, "probs": {"move 1": 0.7, ...}, "win": 0.63}
   {"battle": ..., "choice": null, "ended": false}     (nothing to decide: a wait request)
+  {"battle": ..., "choice": "default", "action": null, ...}  (a request that allows no action)
   {"battle": ..., "error": "what was wrong"}           (bad input: the server goes on)
 
 Limits: at most max_battles at once; a battle idle for idle_seconds is forgotten; a protocol
@@ -126,6 +127,11 @@ class MoveApi:
         action = int(np.argmax(p)) if not req.get("sample") else int(
             torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
         choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
+        if not choices:  # a request that allows nothing (malformed): the simulator's own pick
+            return {"battle": battle, "choice": "default", "action": None, "rqid": rec.rqid, "probs": {},
+                    "win": float(win[0])}
+        if action not in choices:
+            action = max(choices, key=lambda a: p[a])
         return {"battle": battle, "choice": choices[action], "action": action, "rqid": rec.rqid,
                 "probs": {c: round(float(p[a]), 6) for a, c in choices.items()}, "win": float(win[0])}
 

@@ -138,6 +138,18 @@ class ServeApiTest(unittest.TestCase):
             client.close()
             other.close()
 
+    def test_fuzzed_requests_all_get_answers(self):
+        """Requests from recorded battles with mutated lines and request JSONs, over one
+        connection: every one answered (a choice or an error), none dropped, no internal error."""
+        from metapvp.fuzz import fuzz_api
+        stats = fuzz_api(self.port, lines=FUZZ_API_LINES, seed=5)
+        self.assertGreaterEqual(stats.mutated, FUZZ_API_LINES)
+        self.assertEqual(stats.problems, [])
+        self.assertGreater(stats.errors, 0)
+
+
+FUZZ_API_LINES = 20_000
+
 
 async def _wait(fut):
     return await fut
