@@ -8,13 +8,14 @@ from __future__ import annotations
 import json
 import logging
 import os
+import queue
 import threading
 import time
 import weakref
 
 import numpy as np
 
-from py_mini_racer import JSEvalException, MiniRacer, init_mini_racer
+from py_mini_racer import JSEvalException, JSTimeoutException, MiniRacer, init_mini_racer
 
 from metapvp import ROOT
 from metapvp.contract import Contract, load
@@ -28,6 +29,9 @@ BUNDLE = ROOT / "build" / "engine.js"
 # one, so V8 keeps its background threads. A program that forks (without exec) after loading V8
 # should set METAPVP_V8_FLAGS=--single-threaded.
 V8_FLAGS = os.environ.get("METAPVP_V8_FLAGS", "").split()
+# No call into V8 may take longer: a stuck context is an error, never a hang. Generous, since
+# one call may play a whole batch of battles (or a whole check, like checkKnowledge).
+CALL_TIMEOUT_S = float(os.environ.get("METAPVP_V8_TIMEOUT", "600"))
 
 
 class EngineError(RuntimeError):
@@ -43,8 +47,9 @@ class V8:
         start = time.perf_counter()
         init_mini_racer(flags=V8_FLAGS, ignore_duplicate_init=True)  # no-op once V8 is up
         self.ctx = MiniRacer()
-        self._eval = _direct_eval(self.ctx) or self.ctx.eval
+        self._eval = _direct_eval(self.ctx) or _public_eval(self.ctx)
         self._eval_lock = threading.Lock()
+        self.stuck: str | None = None   # why this context can no longer be used
         self.ctx.eval(BUNDLE.read_text())
         self.contract = contract
         info = json.loads(self.eval(f"metapvp.init({contract.js_args()})"))
@@ -55,9 +60,16 @@ class V8:
         log.info("loaded %s into V8 in %.2f s", BUNDLE.name, self.load_seconds)
 
     def eval(self, code: str):
+        if self.stuck:
+            raise EngineError(self.stuck)
         try:
             with self._eval_lock:
                 return self._eval(code)
+        except (JSTimeoutException, queue.Empty):
+            # the call may still be running (the fast path cannot interrupt it) and its late
+            # answer would pass for the next call's: this context is done with
+            self.stuck = f"a call into V8 ran past {CALL_TIMEOUT_S:.0f} s ({code[:80]!r}); the context is unusable"
+            raise EngineError(self.stuck) from None
         except JSEvalException as e:
             raise EngineError(_js_message(e)) from None
 
@@ -131,23 +143,46 @@ def _destroy(v8: V8, handle: int):
         log.debug("could not destroy JS object %d", handle, exc_info=True)
 
 
+def _public_eval(ctx: MiniRacer):
+    def public(code: str):
+        return ctx.eval(code, timeout_sec=CALL_TIMEOUT_S)
+    return public
+
+
 def _direct_eval(ctx: MiniRacer):
     """MiniRacer.eval hands each call to an asyncio loop thread, which hands it to V8's thread and
     waits for a callback: ~0.2 ms a call. Posting the task to V8 straight from the calling thread
     and waiting on the queue that mini-racer's own uncancelable tasks use costs ~0.07 ms. These are
-    internals of the pinned 0.14 line; if they moved, None (and the public eval is used)."""
+    internals of mini-racer 0.14.0 (pinned exactly); if they moved, None: the public eval is
+    used, and a warning says so."""
     try:
         from py_mini_racer._context import _UNCANCELABLE_TASK_CALLBACK_ID as task_id
         c = ctx._ctx
         dll, handle, results = c._dll, c._ctx, c._non_cancelable_mr_task_results_queue
         to_js, to_py = c._python_to_value_handle, c._value_handle_to_python
-    except (ImportError, AttributeError):
+    except (ImportError, AttributeError) as e:
+        log.warning("mini-racer's internals moved (%s): V8 calls take the public path, ~3x slower", e)
         return None
 
     def direct(code: str):
         code_handle = to_js(code)
-        dll.mr_eval(handle, code_handle.raw, task_id)
-        return to_py(results.get())
+        task = dll.mr_eval(handle, code_handle.raw, task_id)
+        try:
+            value = results.get(timeout=CALL_TIMEOUT_S)
+        except queue.Empty:
+            dll.mr_cancel_task(handle, task)  # stop the JavaScript (else exiting waits for it)
+            try:
+                results.get(timeout=5.0)      # and take its answer out of the way
+            except queue.Empty:
+                pass
+            raise
+        out = to_py(value)
+        if isinstance(out, memoryview):
+            # mini-racer's memoryview points into the ArrayBuffer's memory but keeps only the
+            # context alive; the value handle holds the buffer itself. Tied to the view, a buffer
+            # JS has replaced (Output.grow) stays valid while any view of it is in use.
+            out.obj.value_handle = value
+        return out
     return direct
 
 

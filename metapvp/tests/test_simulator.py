@@ -1,10 +1,14 @@
 """The in-process simulator backend: battles finish, seeds reproduce, many battles share a call."""
 import gc
 import json
+import os
+import subprocess
+import sys
 import unittest
 
 import numpy as np
 
+from metapvp import ROOT
 from metapvp.engine import Simulator
 
 
@@ -77,11 +81,6 @@ class SimulatorTest(unittest.TestCase):
         self.assertTrue((step.obs["action.mask"].sum(axis=1) > 0).all())
         sim.abort()
 
-
-if __name__ == "__main__":
-    unittest.main()
-
-
     def test_closed_and_forgotten_simulators_free_their_js_objects(self):
         from metapvp.arena import play
         from metapvp.engine.v8 import context
@@ -104,6 +103,34 @@ if __name__ == "__main__":
             results = list(play(make_player("random", 1), make_player("random", 2), "gen9randombattle", range(2)))
             self.assertEqual(len(results), 2)
         self.assertEqual(live(), before)
+
+    def test_views_of_a_replaced_buffer_stay_readable(self):
+        """A view taken before the output buffer grew (JS replaced it) reads what it read
+        before, also after JS has collected garbage."""
+        sim = Simulator()
+        step = sim.start([{"id": "v0", "format": "gen9randombattle", "seed": "5,5,5,5"}])
+        old = step.obs["pokemon.hp"]
+        before = old.copy()
+        big = sim.start([{"id": f"v{i}", "format": "gen9randombattle", "seed": f"{i},6,6,6"} for i in range(1, 120)])
+        self.assertGreater(len(big.decisions), len(step.decisions))
+        sim.v8.eval("for (let i = 0; i < 64; i++) new ArrayBuffer(1 << 22); 0")  # pressure for a GC
+        self.assertTrue(np.array_equal(old, before))
+        sim.destroy()
+
+    def test_a_stuck_call_is_an_error_not_a_hang(self):
+        code = ("from metapvp.engine.v8 import context, EngineError\n"
+                "v8 = context()\n"
+                "for js in ('while (true) {}', '1 + 1'):\n"
+                "    try:\n"
+                "        v8.eval(js)\n"
+                "    except EngineError as e:\n"
+                "        print(e)\n")
+        out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120,
+                             env={**os.environ, "METAPVP_V8_TIMEOUT": "2"})
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        lines = out.stdout.splitlines()
+        self.assertEqual(len(lines), 2, out.stdout)
+        self.assertTrue(all("ran past 2 s" in line and "unusable" in line for line in lines), lines)
 
 
 class PrivilegedTest(unittest.TestCase):
@@ -135,3 +162,7 @@ class PrivilegedTest(unittest.TestCase):
             step = sim.step(first_legal(step))
         self.assertGreater(checked, 50)
         self.assertGreater(both, 20)
+
+
+if __name__ == "__main__":
+    unittest.main()
