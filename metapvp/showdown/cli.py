@@ -22,6 +22,7 @@ def add_connection_args(p: argparse.ArgumentParser):
     p.add_argument("--team", help="team file (Showdown export or packed format) for formats with teams")
     p.add_argument("--max-concurrent", type=int, default=1)
     p.add_argument("--play-best-move", action="store_true", help="the player's best action, not a sample")
+    p.add_argument("--timer", action="store_true", help="turn the battle timer on in every battle")
     p.add_argument("--send-interval", type=float, default=0.0,
                    help="seconds between messages (about 0.6 for public servers' rate limits)")
 
@@ -36,4 +37,4 @@ def options_from(args, **extra) -> ClientOptions:
     return ClientOptions(url=url, username=args.username or f"metapvp-{secrets.token_hex(3)}",
                          password=read_password(args.password_file), login_server=args.login_server,
                          max_concurrent=args.max_concurrent, team=team, greedy=args.play_best_move,
-                         min_send_interval=args.send_interval, **extra)
+                         min_send_interval=args.send_interval, timer=args.timer, **extra)

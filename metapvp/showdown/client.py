@@ -40,6 +40,7 @@ class ClientOptions:
     accept_formats: tuple = ()              # challenge_bot: formats it accepts
     accept_from: tuple = ()                 # challenge_bot: user ids it accepts from (empty: anyone)
     max_queue: int = 16                     # challenge_bot: challenges waiting while at max_concurrent
+    timer: bool = False                     # turn the battle timer on in each battle
 
 ACCEPT_WAIT = 30.0  # seconds an accepted challenge counts as a battle before its room appears
 
@@ -182,6 +183,8 @@ class ShowdownClient:
         for out in self.battles.handle(room, message):
             await self.send(out)
         if new:
+            if self.o.timer:
+                await self.send(f"{room}|/timer on")
             self.wake()
         b = self.battles.battles[room]
         if b.ended and b.room not in self.done_rooms:

@@ -50,16 +50,6 @@ class InvalidFirstChoice:
         return self.real(b, action)
 
 
-class TimerClient(ShowdownClient):
-    """Turns the battle timer on in each of its battles, as people often do."""
-
-    async def on_battle(self, room, message):
-        new = room not in self.battles.battles
-        await super().on_battle(room, message)
-        if new:
-            await self.send(f"{room}|/timer on")
-
-
 class FailsInOneBattle:
     """A player that raises at its third decision in the first battle it sees, and plays
     randomly everywhere else."""
@@ -139,8 +129,8 @@ class LiveServerTest(unittest.TestCase):
         """The foe turns the timer on: its `|inactive|` warnings come every turn, and answering
         them by sending the choice again was refused as "too late" ~10 times a battle."""
         url = self.server.url
-        a = TimerClient(ClientOptions(url, "timekeeper", accept_formats=(FORMAT,), max_concurrent=2,
-                                      log_dir=Path(self.tmp) / "timer"), make_player("random", 11))
+        a = bot(url, "timekeeper", "random", 11, accept_formats=(FORMAT,), max_concurrent=2, timer=True,
+                log_dir=Path(self.tmp) / "timer")
         b = bot(url, "hurried", "maxdamage", 12, max_concurrent=2)
         results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 4, opponent="timekeeper", timeout=300)))
         self.assertEqual(len(results), 4)

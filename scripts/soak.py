@@ -1,0 +1,170 @@
+"""Soak benchmark: many battles in one go, with each process's resident memory sampled, to show
+that nothing crashes, nothing hangs and memory does not creep.
+
+    ./rp scripts/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--outdir runs/soak]
+
+1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
+2. challenge_bot.py against smogon_eval.py on a local Showdown server, --live battles, several at
+   once, both sides with the battle timer on.
+
+Memory growth is measured from the first sample after warm-up (the first WARMUP of the run) to
+the last, per process. Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
+hung or had errors."""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metapvp.showdown.server import LocalServer  # noqa: E402
+
+WARMUP = 0.1       # share of a run before memory is compared
+SAMPLE_S = 5.0     # seconds between samples
+
+
+def rss_kib(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return None
+
+
+def children(pid: int) -> list[int]:
+    out = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += [int(k) for k in (task / "children").read_text().split()]
+        except FileNotFoundError:
+            pass
+    return out
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().decode(errors="replace")
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
+
+
+def watch(procs: dict[str, subprocess.Popen], timeout: float, extra: dict[str, int] | None = None) -> dict:
+    """Samples the RSS of each process (and of its direct children, e.g. head2head's workers)
+    until every one in `procs` has exited or `timeout` passes (a hang: they are killed)."""
+    samples: dict[str, list] = {}
+    start = time.monotonic()
+    hung = False
+    while any(p.poll() is None for p in procs.values()):
+        if time.monotonic() - start > timeout:
+            hung = True
+            for p in procs.values():
+                p.kill()
+            break
+        now = time.monotonic() - start
+        pids = {**(extra or {})}
+        for name, p in procs.items():
+            if p.poll() is None:
+                pids[name] = p.pid
+                kids = [c for c in children(p.pid) if "resource_tracker" not in _cmdline(c)]
+                for k, child in enumerate(kids, 1):
+                    pids[f"{name}/child{k}"] = child
+        for name, pid in pids.items():
+            kib = rss_kib(pid)
+            if kib is not None:
+                samples.setdefault(name, []).append((round(now, 1), kib))
+        time.sleep(SAMPLE_S)
+    return {"seconds": round(time.monotonic() - start, 1), "hung": hung, "memory": growth(samples)}
+
+
+def growth(samples: dict[str, list]) -> dict:
+    out = {}
+    for name, series in samples.items():
+        if len(series) < 3:
+            continue
+        end = series[-1][0]
+        after = [kib for t, kib in series if t >= WARMUP * end]
+        first, last = after[0], after[-1]
+        out[name] = {"first_mib": round(first / 1024, 1), "last_mib": round(last / 1024, 1),
+                     "peak_mib": round(max(kib for _, kib in series) / 1024, 1),
+                     "growth": round((last - first) / first, 4), "samples": len(series)}
+    return out
+
+
+def soak_head2head(n: int, outdir: Path) -> dict:
+    cmd = [sys.executable, str(ROOT / "metapvp/exe/head2head.py"), "--p1", "heuristic", "--p2", "maxdamage",
+           "--num-matches", str(n), "--workers", "2", "--quiet", "--outdir", str(outdir / "h2h")]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    out = watch({"head2head": proc}, timeout=max(600.0, n * 0.5))
+    result = json.loads((outdir / "h2h" / "results.json").read_text()) if (outdir / "h2h" / "results.json").exists() else {}
+    out.update(battles=result.get("matches", 0), errors=result.get("errors"), exit_code=proc.returncode,
+               invalid_choices=result.get("invalid_choices"), turns_per_s=result.get("turns_per_s"))
+    return out
+
+
+def soak_live(n: int, concurrent: int, outdir: Path) -> dict:
+    server = LocalServer(root=Path(tempfile.mkdtemp(prefix="metapvp-soak-")) / "server", throttle=False).start()
+    try:
+        common = ["--port", str(server.port), "--max-concurrent", str(concurrent), "--timer"]
+        bot = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), "heuristic",
+                                "--username", "soakbot", "--num-battles", str(n), "--outdir", str(outdir / "bot"),
+                                *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        time.sleep(5)  # logged in before the first challenge
+        ev = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "maxdamage",
+                               "--username", "soakeval", "--challenge", "soakbot", "--num-matches", str(n),
+                               "--outdir", str(outdir / "eval"), "--quiet", *common],
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        out = watch({"challenge_bot": bot, "smogon_eval": ev}, timeout=max(900.0, n * 2.0),
+                    extra={"server": server.proc.pid})
+        bot_out, _ = bot.communicate()
+        ev_out, _ = ev.communicate()
+    finally:
+        server.stop()
+    summary = json.loads(bot_out.strip().splitlines()[-1]) if bot_out.strip() else {}
+    result = json.loads(ev_out.strip().splitlines()[-1]) if ev_out.strip() else {}
+    out.update(battles=result.get("played", 0), errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
+               invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
+               exit_codes=[bot.returncode, ev.returncode])
+    return out
+
+
+def table(report: dict) -> str:
+    rows = []
+    for phase, r in report.items():
+        rows.append(f"{phase}: {r['battles']} battles in {r['seconds']:.0f} s, errors {r['errors']}, "
+                    f"invalid choices {r['invalid_choices']}, hung {r['hung']}")
+        for name, m in r["memory"].items():
+            rows.append(f"  {name:<24} {m['first_mib']:>8.1f} -> {m['last_mib']:>8.1f} MiB "
+                        f"({100 * m['growth']:+.1f}%), peak {m['peak_mib']:.1f}")
+    return "\n".join(rows)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--h2h", type=int, default=10_000)
+    ap.add_argument("--live", type=int, default=1_000)
+    ap.add_argument("--concurrent", type=int, default=4)
+    ap.add_argument("--outdir", type=Path, default=ROOT / "runs" / "soak")
+    args = ap.parse_args(argv)
+    args.outdir.mkdir(parents=True, exist_ok=True)
+    report = {}
+    if args.h2h:
+        report["head2head"] = soak_head2head(args.h2h, args.outdir)
+    if args.live:
+        report["live"] = soak_live(args.live, args.concurrent, args.outdir)
+    (args.outdir / "soak.json").write_text(json.dumps(report, indent=2) + "\n")
+    print(table(report))
+    bad = any(r["hung"] or r["errors"] or r["battles"] < n
+              for r, n in ((report.get("head2head"), args.h2h), (report.get("live"), args.live)) if r)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
