@@ -170,9 +170,9 @@ def fuzz_engine(lines: int, seed: int = 0, rate: float = 0.25, engine=None) -> F
                                                   "encoded differently beside fuzzed ones")
         finally:
             for key, (_, side, _) in fuzzed.items():
-                engine.close(key, side)
+                engine.close_view(key, side)
             for key, k in clean.items():
-                engine.close(key, streams[k][1])
+                engine.close_view(key, streams[k][1])
     return stats
 
 
@@ -185,7 +185,7 @@ def _clean_rows(engine, name: str, side: str, pumps: list):
             batch.raise_first()
             yield {n: v[0].copy() for n, v in batch.obs.items()}
     finally:
-        engine.close(key, side)
+        engine.close_view(key, side)
 
 
 def api_requests(lines: int, seed: int = 0, rate: float = 0.25):

@@ -24,7 +24,7 @@ def record(fmt, n, seed):
 def bench_raw(fmt, n, seed):
     v8 = context()
     start = time.perf_counter()
-    out = json.loads(v8.eval(f"metapvp.playRaw({json.dumps({'format': fmt, 'battles': n, 'seed': f'{seed},1,1,1'})})"))
+    out = v8.play_raw({'format': fmt, 'battles': n, 'seed': f'{seed},1,1,1'})
     out["seconds"] = time.perf_counter() - start
     return out
 
@@ -50,7 +50,7 @@ def bench_bridge(battles, batch):
             if out.errors:
                 raise out.errors[0]
         for key, p, _ in views:
-            engine.close(key, p)
+            engine.close_view(key, p)
     seconds = time.perf_counter() - start
     return {"batch": batch, "lines": lines, "decisions": decisions, "calls": calls, "seconds": seconds}
 

@@ -149,7 +149,7 @@ class MoveApi:
     def _forget(self, battle) -> bool:
         state = self.battles.pop(battle, None)
         if state is not None:
-            self.engine.close(battle, state.perspective)
+            self.engine.close_view(battle, state.perspective)
         return state is not None
 
     def expire(self):

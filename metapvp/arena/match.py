@@ -89,6 +89,6 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
             step = sim.step(actions, refill())
     finally:
         if backend is None:
-            sim.destroy()
+            sim.close()
         elif live:
             sim.abort()

@@ -4,7 +4,9 @@ same headless clients and encoder:
 - inprocess (default): Showdown's simulator in the same V8 context as the clients
   (metapvp.engine.Simulator);
 - stdio: the official `pokemon-showdown simulate-battle` as a child process per battle
-  (metapvp.backends.stdio)."""
+  (metapvp.backends.stdio).
+
+Both implement metapvp.backends.protocol.Backend."""
 
 
 def make_backend(name: str = "inprocess", contract=None):

@@ -18,7 +18,7 @@ import weakref
 
 from metapvp import ROOT
 from metapvp.engine import BattleError, Engine, EngineError
-from metapvp.engine.simulator import Decision, Ended, Step
+from metapvp.backends.protocol import Decision, Ended, Step
 
 SHOWDOWN = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
 ANSWER_TIMEOUT = 60.0  # seconds a child may take to answer before its battle is failed
@@ -47,7 +47,7 @@ class _Battle:
 
 
 class StdioSimulator:
-    """Same interface as metapvp.engine.Simulator: start(), step(), scripted(), abort()."""
+    """A Backend (metapvp/backends/protocol.py), like metapvp.engine.Simulator."""
 
     def __init__(self, contract=None, node: str = "node"):
         if not SHOWDOWN.is_file():
@@ -97,7 +97,7 @@ class StdioSimulator:
 
     def close(self):
         self.abort()
-        self.engine.destroy()
+        self.engine.close()
 
     def __del__(self):
         try:
@@ -114,12 +114,12 @@ class StdioSimulator:
         # One seed fixes the battle and both random teams, drawn as the in-process backend does.
         spec.setdefault("seed", ",".join(str(x) for x in os.urandom(4)))
         lines = [f">start {json.dumps({'formatid': spec['format'], 'seed': spec['seed']})}"]
-        seeds = json.loads(self.engine.v8.eval(f"metapvp.teamSeeds({json.dumps(spec['seed'])})"))
+        seeds = self.engine.v8.team_seeds(spec["seed"])
         for side, seed in zip(SIDES, seeds):
             player = {"name": side, "seed": seed}
             if spec.get(f"{side}team"):
                 try:
-                    player["team"] = self.engine.v8.eval(f"metapvp.packTeam({json.dumps(spec[f'{side}team'])})")
+                    player["team"] = self.engine.v8.pack_team(spec[f"{side}team"])
                 except EngineError as e:
                     raise BattleError(battle_id, side, f"battle {battle_id}: {side}'s team: {e}") from None
             lines.append(f">player {side} {json.dumps(player)}")
@@ -265,7 +265,7 @@ class StdioSimulator:
         if b.spec.get("keepLog"):
             saved = dict(b.end or {"seed": b.spec.get("seed")})
             saved["format"] = b.spec["format"]
-            saved["log"] = json.loads(self.engine.v8.eval(f"metapvp.spectatorLines({json.dumps(b.updates)})"))
+            saved["log"] = self.engine.v8.spectator_lines(b.updates)
             if b.error:
                 saved["error"] = b.error
             log = json.dumps(saved)
@@ -278,7 +278,7 @@ class StdioSimulator:
         if b is None:
             return
         for side in SIDES:
-            self.engine.close(battle_id, side)
+            self.engine.close_view(battle_id, side)
         try:
             self.selector.unregister(b.proc.stdout)
         except (KeyError, ValueError):

@@ -66,7 +66,8 @@ class Engine(V8Object):
     def open(self, battle: str, perspective: str = "p1"):
         self._call_one(battle, perspective, "open", battle, perspective)
 
-    def close(self, battle: str, perspective: str = "p1"):
+    def close_view(self, battle: str, perspective: str = "p1"):
+        """Forgets one battle's view (close() frees the whole engine)."""
         self.v8.call(self.handle, "close", battle, perspective)
 
     def batch(self, feed=(), encode=()) -> Batch:

@@ -62,7 +62,7 @@ def replay(battle: dict, perspective: str, engine: Engine | None = None):
             if b.records[0].decision:
                 yield i, {k: v[0].copy() for k, v in b.obs.items()}
     finally:
-        engine.close(key, perspective)
+        engine.close_view(key, perspective)
 
 
 def replay_stacked(battle: dict, perspective: str, engine: Engine | None = None) -> dict[str, np.ndarray]:

@@ -3,48 +3,14 @@ clients, so a step of many battles is one call: the chosen actions in, every new
 observation out."""
 from __future__ import annotations
 
-import json
-from dataclasses import dataclass, field
-
-import numpy as np
-
+from metapvp.backends.protocol import Decision, Ended, Step
 from metapvp.engine.bridge import BattleError
 from metapvp.engine.v8 import V8Object, context
 
 
-@dataclass
-class Decision:
-    battle: str
-    side: str   # 'p1' or 'p2'
-    row: int    # its row in Step.obs
-    turn: int
-    priv: int = -1  # privileged battles: the row of the opponent's own record (its true team)
-
-
-@dataclass
-class Ended:
-    battle: str
-    seed: str
-    winner: str | None  # 'p1', 'p2', '' for a tie, None if the battle failed
-    turns: int
-    invalid: int        # choices the simulator refused as invalid
-    unavailable: int    # choices refused for hidden information (an unrevealed trap), re-decided
-    error: str | None
-    log: str | None = None          # Showdown's end-of-battle JSON log, when asked for
-    streams: dict | None = None     # every message each player saw, when recording
-
-
-@dataclass
-class Step:
-    decisions: list[Decision]
-    obs: dict[str, np.ndarray]      # views over the simulator's buffer: valid until its next call;
-                                    # index them by Decision.row (and .priv)
-    ended: list[Ended] = field(default_factory=list)
-    errors: list[BattleError] = field(default_factory=list)
-
-
 class Simulator(V8Object):
-    """Many simulated battles in one V8 context, stepped together."""
+    """Many simulated battles in one V8 context, stepped together (a Backend, see
+    metapvp/backends/protocol.py)."""
     kind = "simulator"
 
     def start(self, battles: list[dict]) -> Step:
@@ -75,4 +41,4 @@ def check_masks(format: str, battles: int, seed: str = "1,2,3,4", contract=None,
     decision; returns the counts (see js/src/maskcheck.js). teams: p1team / p2team."""
     v8 = context(contract)
     opts = {"format": format, "battles": battles, "seed": seed, **teams}
-    return json.loads(v8.eval(f"metapvp.checkMasks({json.dumps(opts)})"))
+    return v8.check_masks(opts)

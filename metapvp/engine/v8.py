@@ -52,7 +52,7 @@ class V8:
         self.stuck: str | None = None   # why this context can no longer be used
         self.ctx.eval(BUNDLE.read_text())
         self.contract = contract
-        info = json.loads(self.eval(f"metapvp.init({contract.js_args()})"))
+        info = json.loads(self.eval(f"metapvp.init({contract.js_args()})"))  # (args already JSON)
         if info["recordBytes"] != contract.record_bytes:
             raise EngineError(f"contract {contract.name}: JS lays records out in {info['recordBytes']}"
                               f" bytes, Python in {contract.record_bytes}")
@@ -73,16 +73,57 @@ class V8:
         except JSEvalException as e:
             raise EngineError(_js_message(e)) from None
 
+    # --- the JavaScript API (the `metapvp` object of js/src/index.js), one method per function.
+    # Arguments go in as JSON; functions that return JSON text are parsed here.
+
+    def _fn(self, name: str, *args):
+        return self.eval(f"metapvp.{name}({', '.join(json.dumps(a) for a in args)})")
+
     def call(self, handle: int, method: str, *args):
-        """Calls a method of a JS object (see js/src/index.js); the result comes back as JSON."""
-        return json.loads(self.eval(f"metapvp.call({handle}, {json.dumps(method)}, "
-                                    f"{json.dumps(list(args))})"))
+        """Calls a method of a JS object (an Engine or a Simulator); its JSON result, parsed."""
+        return json.loads(self._fn("call", handle, method, list(args)))
 
     def create(self, kind: str) -> int:
-        return int(self.eval(f"metapvp.create({json.dumps(kind)})"))
+        return int(self._fn("create", kind))
+
+    def destroy(self, handle: int):
+        self._fn("destroy", handle)
 
     def buffer(self, handle: int) -> memoryview:
-        return self.eval(f"metapvp.buffer({handle})")
+        return self._fn("buffer", handle)
+
+    def live_objects(self) -> int:
+        return int(self._fn("liveObjects"))
+
+    def pack_team(self, text: str) -> str:
+        """A team in Showdown's export or packed format, packed; EngineError names what is wrong."""
+        return self._fn("packTeam", text)
+
+    def team_seeds(self, seed: str) -> list[str]:
+        """The two random-team seeds a battle seed gives (as the in-process simulator draws them)."""
+        return json.loads(self._fn("teamSeeds", seed))
+
+    def spectator_lines(self, messages: list[str]) -> list[str]:
+        return json.loads(self._fn("spectatorLines", messages))
+
+    def dex_tables(self) -> dict:
+        return json.loads(self._fn("dexTables"))
+
+    def legal_actions(self, request_json: str) -> dict:
+        return json.loads(self._fn("legalActions", request_json))
+
+    def play_raw(self, options: dict) -> dict:
+        return json.loads(self._fn("playRaw", options))
+
+    def check_masks(self, options: dict) -> dict:
+        return json.loads(self._fn("checkMasks", options))
+
+    def check_knowledge(self, options: dict) -> dict:
+        return json.loads(self._fn("checkKnowledge", options))
+
+    def knowledge_stats(self) -> dict:
+        """The damage cache's counters (js/src/knowledge/damage.js)."""
+        return json.loads(self._fn("knowledgeStats"))
 
 
 class OutputViews:
@@ -118,13 +159,13 @@ class V8Object:
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
-        # the JS object goes when destroy() is called, or else when this one is garbage-collected
-        self._destroy = weakref.finalize(self, _destroy, self.v8, self.handle)
+        # the JS object goes when close() is called, or else when this one is garbage-collected
+        self._free = weakref.finalize(self, _free, self.v8, self.handle)
 
-    def destroy(self):
+    def close(self):
         """Frees the JS object: its battles and its output buffer (views of it must not be read
         after). Calling it again does nothing."""
-        self._destroy()
+        self._free()
 
     def scripted(self, policy: str, keys) -> list[int]:
         """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
@@ -136,9 +177,9 @@ class V8Object:
         return self._views.records(rows)
 
 
-def _destroy(v8: V8, handle: int):
+def _free(v8: V8, handle: int):
     try:
-        v8.eval(f"metapvp.destroy({handle})")
+        v8.destroy(handle)
     except Exception:  # noqa: BLE001 -- at interpreter exit the context may be gone already
         log.debug("could not destroy JS object %d", handle, exc_info=True)
 

@@ -40,7 +40,7 @@ def raw_mini_racer(fmt: str, battles: int, seed: int) -> dict:
     v8 = context()  # loaded before the clock starts, as for the full stack
     spec = {"format": fmt, "battles": battles, "seed": f"{seed},2,3,4"}  # raw-sim.mjs's seeds
     start = time.perf_counter()
-    out = json.loads(v8.eval(f"metapvp.playRaw({json.dumps(spec)})"))
+    out = v8.play_raw(spec)
     out["seconds"] = time.perf_counter() - start
     return out
 

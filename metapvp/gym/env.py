@@ -97,4 +97,4 @@ class PokemonEnv(gym.Env):
 
     def close(self):
         self.battle = None
-        self.sim.destroy()
+        self.sim.close()

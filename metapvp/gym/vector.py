@@ -106,4 +106,4 @@ class PokemonVectorEnv(VectorEnv):
         return rewards, done, info
 
     def close_extras(self, **kwargs):
-        self.sim.destroy()
+        self.sim.close()

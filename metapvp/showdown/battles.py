@@ -66,7 +66,7 @@ class LiveBattles:
     def _handle(self, b: BattleState, room: str, message: str) -> list[str]:
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
-            self.engine.close(room, b.perspective)
+            self.engine.close_view(room, b.perspective)
             b.perspective, b.early, b.answered, b.invalid_before = None, [], None, b.invalid
         b.log.append(message)
         if b.ended:
@@ -92,7 +92,7 @@ class LiveBattles:
         b.invalid = b.invalid_before + rec.invalid
         if rec.ended:
             b.ended, b.winner = True, rec.winner
-            self.engine.close(room, b.perspective)
+            self.engine.close_view(room, b.perspective)
             return []
         if not rec.decision:
             return []
@@ -150,7 +150,7 @@ class LiveBattles:
         b.error, b.ended = error, True
         if b.perspective:
             try:
-                self.engine.close(b.room, b.perspective)
+                self.engine.close_view(b.room, b.perspective)
             except Exception:  # noqa: BLE001 -- the battle is over either way
                 log.exception("%s: could not close the failed battle's view", b.room)
         return [f"{b.room}|/forfeit"]
@@ -164,7 +164,7 @@ class LiveBattles:
             b.ended = True
             b.error = error or "the battle room closed before the battle ended"
             if b.perspective:
-                self.engine.close(room, b.perspective)
+                self.engine.close_view(room, b.perspective)
         return b
 
     def won(self, b: BattleState) -> bool | None:

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import secrets
 from pathlib import Path
 
@@ -33,7 +32,7 @@ def options_from(args, **extra) -> ClientOptions:
     if args.team:
         from metapvp.engine.v8 import context
         text = Path(args.team).read_text()
-        team = context().eval(f"metapvp.packTeam({json.dumps(text)})")
+        team = context().pack_team(text)
     return ClientOptions(url=url, username=args.username or f"metapvp-{secrets.token_hex(3)}",
                          password=read_password(args.password_file), login_server=args.login_server,
                          max_concurrent=args.max_concurrent, team=team, greedy=args.play_best_move,

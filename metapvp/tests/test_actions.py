@@ -41,7 +41,7 @@ class ActionTableTest(unittest.TestCase):
         cls.v8 = context()
 
     def legal(self, req):
-        out = json.loads(self.v8.eval(f"metapvp.legalActions({json.dumps(json.dumps(req))})"))
+        out = self.v8.legal_actions(json.dumps(req))
         return {int(a): c for a, c in out.items()}
 
     def test_moves_switches_and_tera(self):

@@ -23,7 +23,7 @@ class BadInputTest(unittest.TestCase):
 
     def tearDown(self):
         for b in ("good", "bad"):
-            self.engine.close(b, "p1")
+            self.engine.close_view(b, "p1")
 
     def feed_bad(self, message):
         """Feeds `message` to 'bad' and the next real pump to 'good' in one batch."""

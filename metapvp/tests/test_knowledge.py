@@ -28,8 +28,8 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         v8 = context("singles-v2")
-        cls.results = {f: json.loads(v8.eval("metapvp.checkKnowledge(%s)" % json.dumps(
-            {"format": f, "battles": 6, "seed": [7, 8, 9, 10]}))) for f in FORMATS}
+        cls.results = {f: v8.check_knowledge({"format": f, "battles": 6, "seed": [7, 8, 9, 10]})
+                       for f in FORMATS}
         for f, r in cls.results.items():
             print(f"\n{f}: damage {r['damage']['mismatches']}/{r['damage']['compared']} differ, "
                   f"speed {r['speed']['disagreements']}/{r['speed']['compared']} disagree, "

@@ -28,7 +28,7 @@ class PerspectiveTest(unittest.TestCase):
             engine.feed(key, perspective, SWITCH)
             _, obs = engine.encode(key, perspective)
             hp[perspective] = obs["pokemon.hp"][0]
-            engine.close(key, perspective)
+            engine.close_view(key, perspective)
         # side 0 is the perspective's own side: p1 for p1 and for spectators, p2 for p2
         self.assertAlmostEqual(float(hp["p1"][0, 0]), 61 / 120, places=6)
         self.assertAlmostEqual(float(hp["p1"][1, 0]), 0.67, places=6)

@@ -155,7 +155,7 @@ class LiveServerTest(unittest.TestCase):
 
     def test_teams_go_with_utm_in_formats_with_teams(self):
         from metapvp.engine.v8 import context
-        packed = [context().eval(f"metapvp.packTeam({json.dumps((ROOT / 'static/teams' / name).read_text())})")
+        packed = [context().pack_team((ROOT / 'static/teams' / name).read_text())
                   for name in ("sample-a.txt", "sample-b.txt")]
         a = bot(self.server.url, "teamhost", "maxdamage", 6, accept_formats=("gen9customgame",), team=packed[0])
         b = bot(self.server.url, "teamguest", "maxdamage", 7, team=packed[1], log_dir=Path(self.tmp) / "teams")

@@ -88,13 +88,13 @@ class SimulatorTest(unittest.TestCase):
         v8 = context()
 
         def live():
-            return int(v8.eval("metapvp.liveObjects()"))
+            return v8.live_objects()
         before = live()
         sims = [Simulator() for _ in range(3)]
         self.assertEqual(live(), before + 3)
         sims[0].start([{"id": "c1", "format": "gen9randombattle", "seed": "1,2,3,4"}])
-        sims[0].destroy()
-        sims[0].destroy()
+        sims[0].close()
+        sims[0].close()
         self.assertEqual(live(), before + 2)
         del sims
         gc.collect()
@@ -115,7 +115,7 @@ class SimulatorTest(unittest.TestCase):
         self.assertGreater(len(big.decisions), len(step.decisions))
         sim.v8.eval("for (let i = 0; i < 64; i++) new ArrayBuffer(1 << 22); 0")  # pressure for a GC
         self.assertTrue(np.array_equal(old, before))
-        sim.destroy()
+        sim.close()
 
     def test_a_stuck_call_is_an_error_not_a_hang(self):
         code = ("from metapvp.engine.v8 import context, EngineError\n"

@@ -330,9 +330,9 @@ class RolloutWorker:
         return n
 
     def close(self):
-        self.sim.destroy()
+        self.sim.close()
         if self.eval_sim is not None:
-            self.eval_sim.destroy()
+            self.eval_sim.close()
 
 
 def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
