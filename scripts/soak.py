@@ -4,8 +4,8 @@ that nothing crashes, nothing hangs and memory does not creep.
     ./rp scripts/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--outdir runs/soak]
 
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
-2. challenge_bot.py against smogon_eval.py on a local Showdown server, --live battles, several at
-   once, both sides with the battle timer on.
+2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a
+   local Showdown server, --live battles, several at once, both sides with the battle timer on.
 
 Memory growth is measured from the first sample after warm-up (the first WARMUP of the run) to
 the last, per process. Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
@@ -109,15 +109,15 @@ def soak_head2head(n: int, outdir: Path) -> dict:
     return out
 
 
-def soak_live(n: int, concurrent: int, outdir: Path) -> dict:
+def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     server = LocalServer(root=Path(tempfile.mkdtemp(prefix="metapvp-soak-")) / "server", throttle=False).start()
     try:
         common = ["--port", str(server.port), "--max-concurrent", str(concurrent), "--timer"]
-        bot = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), "heuristic",
+        bot = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), bot_spec,
                                 "--username", "soakbot", "--num-battles", str(n), "--outdir", str(outdir / "bot"),
                                 *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         time.sleep(5)  # logged in before the first challenge
-        ev = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "maxdamage",
+        ev = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "heuristic",
                                "--username", "soakeval", "--challenge", "soakbot", "--num-matches", str(n),
                                "--outdir", str(outdir / "eval"), "--quiet", *common],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -129,7 +129,8 @@ def soak_live(n: int, concurrent: int, outdir: Path) -> dict:
         server.stop()
     summary = json.loads(bot_out.strip().splitlines()[-1]) if bot_out.strip() else {}
     result = json.loads(ev_out.strip().splitlines()[-1]) if ev_out.strip() else {}
-    out.update(battles=result.get("played", 0), errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
+    out.update(battles=result.get("played", 0), bot_wins=summary.get("wins"),
+               errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
                exit_codes=[bot.returncode, ev.returncode])
     return out
@@ -151,6 +152,7 @@ def main(argv=None) -> int:
     ap.add_argument("--h2h", type=int, default=10_000)
     ap.add_argument("--live", type=int, default=1_000)
     ap.add_argument("--concurrent", type=int, default=4)
+    ap.add_argument("--bot", default="agent", help="the player challenge_bot.py serves in the live part")
     ap.add_argument("--outdir", type=Path, default=ROOT / "runs" / "soak")
     args = ap.parse_args(argv)
     args.outdir.mkdir(parents=True, exist_ok=True)
@@ -158,7 +160,7 @@ def main(argv=None) -> int:
     if args.h2h:
         report["head2head"] = soak_head2head(args.h2h, args.outdir)
     if args.live:
-        report["live"] = soak_live(args.live, args.concurrent, args.outdir)
+        report["live"] = soak_live(args.live, args.concurrent, args.bot, args.outdir)
     (args.outdir / "soak.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
     bad = any(r["hung"] or r["errors"] or r["battles"] < n

@@ -40,11 +40,15 @@ class ApiClient:
 
 class ServeApiTest(unittest.TestCase):
     @classmethod
+    def player(cls):
+        """The player behind the API: a fresh small model."""
+        model = new_model(load())
+        return load_player(save_model(Path(cls.tmp) / "model.zip", model, load(), format="gen9randombattle"))
+
+    @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="metapvp-api-")
-        model = new_model(load())
-        path = save_model(Path(cls.tmp) / "model.zip", model, load(), format="gen9randombattle")
-        api = MoveApi(load_player(path), Limits(max_battles=4, max_line=4000, max_message=100_000))
+        api = MoveApi(cls.player(), Limits(max_battles=4, max_line=4000, max_message=100_000))
         cls.api = api
         cls.loop = asyncio.new_event_loop()
         ready = cls.loop.create_future()

@@ -7,6 +7,7 @@ from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
 from metapvp.players.spec import SHIPPED_MODELS
+from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
 
 
 class ShippedAgentTest(unittest.TestCase):
@@ -34,6 +35,17 @@ class ShippedAgentTest(unittest.TestCase):
                            text=True, timeout=120)
         self.assertEqual(r.returncode, 2, r.stderr)
         self.assertIn("no model is shipped for format 'gen1ou'", r.stderr)
+
+
+class ShippedAgentApiTest(test_serve_api.ServeApiTest):
+    """The shipped model behind serve_api plays a whole battle for both sides (the other
+    ServeApiTest checks do not depend on the model and run once, there)."""
+    test_bad_requests_get_errors_and_serving_goes_on = None
+    test_fuzzed_requests_all_get_answers = None
+
+    @classmethod
+    def player(cls):
+        return make_player("agent", seed=3)
 
 
 if __name__ == "__main__":
