@@ -31,12 +31,13 @@ def model_meta(path: Path) -> dict:
 
 
 def eval_rows(dirs: list[Path]) -> list[str]:
-    rows = ["| opponent | battles | win rate | 95% interval | Elo difference | errors |",
-            "|---|---:|---:|---|---:|---:|"]
+    rows = ["| opponent | agent's moves | battles | win rate | 95% interval | Elo difference | errors |",
+            "|---|---|---:|---:|---|---:|---:|"]
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
         lo, hi = r["p1_win_rate_ci95"]
-        rows.append(f"| `{r['p2']}` | {r['matches']} | **{r['p1_win_rate']:.3f}** | {lo:.3f}–{hi:.3f} | "
+        how = "best move" if r.get("play_best_move") in ("p1", "both") else "sampled"
+        rows.append(f"| `{r['p2']}` | {how} | {r['matches']} | **{r['p1_win_rate']:.3f}** | {lo:.3f}–{hi:.3f} | "
                     f"{r['elo_diff']:+.0f} | {r['errors']} |")
     return rows
 
@@ -45,8 +46,9 @@ def eval_commands(dirs: list[Path], name: str) -> list[str]:
     out = []
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
+        best = " --play-best-move p1" if r.get("play_best_move") in ("p1", "both") else ""
         out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
-                   f"--seed {r['seed']}")
+                   f"--seed {r['seed']}{best}")
     return out
 
 
@@ -82,7 +84,8 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         "",
         "### Strength",
         "",
-        "head2head, seats alternating, the model sampling from its policy:",
+        "head2head, seats alternating; the agent samples from its policy (as `agent` does everywhere), or",
+        "with `--play-best-move p1` takes its most probable action:",
         "",
         *eval_rows(evals),
         "",

@@ -137,6 +137,7 @@ def report(args, rows, fatal, seconds, interrupted) -> dict:
            "invalid_choices": sum(r["invalid"] for r in rows),
            "unavailable_choices": sum(r["unavailable"] for r in rows),
            "requested": args.num_matches, "seed": args.seed, "sim": args.sim, "workers": args.workers,
+           "play_best_move": args.play_best_move,
            "seconds": seconds, "interrupted": interrupted,
            "error_messages": sorted({r["error"] for r in rows if r["error"]} | set(fatal))[:20]}
     return out
