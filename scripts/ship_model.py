@@ -101,6 +101,11 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         "",
         f"![training curve]({curve})",
         "",
+        "### Limits",
+        "",
+        f"Trained and measured in {fmt} only, against the scripted baselines above, not against people.",
+        "It sees what a player sees (the critic's view of the foe's true team is used in training only).",
+        "",
     ]
     return "\n".join(lines)
 
