@@ -8,7 +8,7 @@ import threading
 import time
 
 PARENT_POLL_S = 1.0   # how soon a child notices that its parent is gone
-GRACE_S = 5             # seconds it may then take to close its own children before it is cut off
+GRACE_S = 5           # seconds it may then take to close its own children before it is cut off
 
 
 def stop_on_signals():

@@ -11,7 +11,6 @@ import argparse
 import asyncio
 import logging
 import sys
-from pathlib import Path
 
 from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.models import ModelError
@@ -32,9 +31,9 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
-        if not (args.model == "agent" or args.model.startswith("agent:") or Path(args.model).is_file()):
-            raise SpecError(f"no model file {args.model}")
         player = make_player(args.model, seed=args.seed)
+        if not hasattr(player, "evaluate"):  # the API answers with probabilities: a model is needed
+            raise SpecError(f"--model {args.model}: not a model file or agent[:FORMAT]")
     except (ModelError, SpecError) as e:
         print(f"serve_api: {e}", file=sys.stderr)
         return 2

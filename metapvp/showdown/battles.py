@@ -39,7 +39,6 @@ class BattleState:
     ended: bool = False
     error: str | None = None
     rating: tuple | None = None                      # (before, after) when the server says
-    sent: str | None = None                          # the last /choose sent
 
 
 class LiveBattles:
@@ -112,8 +111,7 @@ class LiveBattles:
         action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
         if not mask[0, action]:  # a scripted player that cannot see our bans: first allowed one
             action = int(np.flatnonzero(mask[0])[0])
-        b.sent = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
-        return [b.sent]
+        return [f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"]
 
     def choice_for(self, b: BattleState, action: int) -> str | None:
         return self.engine.choice(b.room, b.perspective, action)
