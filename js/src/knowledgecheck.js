@@ -3,13 +3,15 @@
 //    item, ability, boosts, HP) and the simulator's own field, both as attacker and as defender;
 //  - possible sets: each foe Pokemon's possible moves only shrink as it reveals more, and always
 //    hold every move of its true set;
+//  - the damage cache: every row computed afresh equals what the cache gave (its keys hold all a
+//    result depends on);
 //  - speed: where the encoder is certain who moves first (probability 0 or 1), the turn's log
 //    shows the same order, on turns where both sides used a priority-0 move.
 import {PRNG, Dex} from '@pkmn/sim';
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from './simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from './actions.js';
-import {knowledgeOf} from './knowledge/index.js';
+import {knowledgeOf, knowledgeUncached} from './knowledge/index.js';
 import {calcMon, calcSpecies, summarise, damageRow} from './knowledge/damage.js';
 import {toID} from './contract.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
@@ -30,7 +32,7 @@ export function checkKnowledge({format, battles, seed}) {
   const cgen = Generations.get(gen);
   const out = {format, decisions: 0, damage: {compared: 0, mismatches: 0, examples: []},
     sets: {foes: 0, checks: 0, grew: 0, missing_true_move: 0, no_data: 0, impossible_reveals: 0, examples: []},
-    speed: {compared: 0, disagreements: 0, examples: []}};
+    speed: {compared: 0, disagreements: 0, examples: []}, cache: {compared: 0, mismatches: 0, examples: []}};
   const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`know-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
@@ -42,6 +44,7 @@ export function checkKnowledge({format, battles, seed}) {
         out.decisions++;
         const k = knowledgeOf(view);
         checkDamage(out.damage, match, view, k, cgen, gen);
+        checkCache(out.cache, view, k);
         checkSets(out.sets, match, view, previous, format);
         if (k.switchFirst[0] === 0 || k.switchFirst[0] === 1) predicted = k.switchFirst[0] === 1;
       }
@@ -122,6 +125,23 @@ function checkDamage(stats, match, view, k, cgen, gen) {
       compare(`foe ${id} on ${p.species.name}`, k.foeMoveDamage.slice((m * 6 + j) * 4, (m * 6 + j) * 4 + 4), res, mv, p.hp);
     });
   });
+}
+
+const ROWS = ['moveDamage', 'moveFirst', 'switchDealt', 'switchTaken', 'switchFirst', 'foeMoveDamage'];
+function checkCache(stats, view, k) {
+  const fresh = knowledgeUncached(view);
+  for (const name of ROWS) {
+    stats.compared += k[name].length;
+    const wrong = k[name].findIndex((x, i) => x !== fresh[name][i]);
+    if (wrong < 0) continue;
+    stats.mismatches += k[name].filter((x, i) => x !== fresh[name][i]).length;
+    if (stats.examples.length < 5) {
+      const foe = view.foe.active[0];
+      stats.examples.push({what: name, index: wrong, cached: k[name][wrong], fresh: fresh[name][wrong], turn: view.battle.turn,
+        foe: foe && `${foe.speciesForme} ${foe.ability || foe.baseAbility} ${foe.item} ${JSON.stringify(foe.boosts)}`, foeMoves: k.foeMoves,
+        ours: view.request.side.pokemon.map(p => `${p.speciesForme} ${p.ability || p.baseAbility} ${p.item} ${p.condition}`)});
+    }
+  }
 }
 
 function describe(res) {

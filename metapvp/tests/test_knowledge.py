@@ -32,6 +32,7 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
                        for f in FORMATS}
         for f, r in cls.results.items():
             print(f"\n{f}: damage {r['damage']['mismatches']}/{r['damage']['compared']} differ, "
+                  f"cached {r['cache']['mismatches']}/{r['cache']['compared']} differ from fresh, "
                   f"speed {r['speed']['disagreements']}/{r['speed']['compared']} disagree, "
                   f"sets: {r['sets']['checks']} checks, grew {r['sets']['grew']}, "
                   f"missing a true move {r['sets']['missing_true_move']}, "
@@ -46,6 +47,14 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
             d = r["damage"]
             self.assertGreater(d["compared"], 1000, f)
             self.assertLessEqual(d["mismatches"], d["compared"] * 0.001, f"{f}: {d['examples']}")
+
+    def test_cached_damage_equals_fresh_damage(self):
+        # Every knowledge value computed with the damage cache off equals what the cache gave:
+        # its keys leave out only what the calculator does not read (HP, boosts, hazards).
+        for f, r in self.results.items():
+            c = r["cache"]
+            self.assertGreater(c["compared"], 10000, f)
+            self.assertEqual(c["mismatches"], 0, f"{f}: {c['examples']}")
 
     def test_possible_moves_only_shrink_and_hold_the_true_set(self):
         for f, r in self.results.items():

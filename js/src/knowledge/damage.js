@@ -8,32 +8,62 @@ import {toID} from '../contract.js';
 const GENS = Array.from({length: 10}, (_, n) => (n ? Generations.get(n) : null));
 const CACHE_LIMIT = 100000;
 const OBJECT_LIMIT = 100000;
-// Moves whose damage follows the attacker's or the defender's exact HP; for every other move only
-// full HP (Multiscale, Sturdy...) and a third or less (Blaze, Torrent...) matter, so the cache
-// keys HP by those bands and far more results repeat from turn to turn.
-const ATTACKER_HP_MOVES = new Set(['eruption', 'waterspout', 'dragonenergy', 'flail', 'reversal']);
+// The HP a damage result reads. Moves whose damage follows the attacker's or the defender's exact
+// HP key it exactly. Otherwise only a few abilities and one move read it, by bands: the
+// attacker's at half (Defeatist) or a third (Blaze, Torrent, Overgrow, Swarm), the defender's
+// when full (Multiscale, Shadow Shield, Tera Shell: these also read the hazards on its side) or
+// at half (Brine). Every other result is the same at any HP, so the key leaves HP out and the
+// results repeat from turn to turn as Pokemon take damage.
+const ATTACKER_HP_MOVES = new Set(['eruption', 'waterspout', 'dragonenergy', 'flail', 'reversal',
+  'finalgambit', 'endeavor']);
 const DEFENDER_HP_MOVES = new Set(['crushgrip', 'wringout', 'hardpress', 'superfang', 'ruination',
-  'naturesmadness', 'endeavor', 'finalgambit']);
-// Which boosts a damage result reads: the attacker's attacking stats and the defender's
-// defending ones (Tera Blast and Shell Side Arm compare exactly those), except for the moves
-// below, which read other boosts or speed; for them the whole state and the whole field count.
-// Everything else in the field (Tailwind, the attacker's own screens and hazards) is speed only.
-const BOOSTS_READ = {att: ['atk', 'spa'], def: ['def', 'spd'], all: ['atk', 'def', 'spa', 'spd', 'spe']};
+  'naturesmadness', 'endeavor', 'guardianofalola']);
+const ATTACKER_HP_ABILITIES = new Set(['Defeatist', 'Blaze', 'Torrent', 'Overgrow', 'Swarm']);
+const FULL_HP_ABILITIES = new Set(['Multiscale', 'Shadow Shield', 'Tera Shell']);
+const HALF_HP_MOVES = new Set(['brine']);
+const EXACT = 2, BANDS = 1, NONE = 0;
+const attackerHP = (m, id) => (ATTACKER_HP_MOVES.has(id) ? EXACT : ATTACKER_HP_ABILITIES.has(m.ability) ? BANDS : NONE);
+const defenderHP = (m, id) => (DEFENDER_HP_MOVES.has(id) ? EXACT :
+  FULL_HP_ABILITIES.has(m.ability) || HALF_HP_MOVES.has(id) ? BANDS : NONE);
+// Which boosts a damage result reads: the attacker's in the stat its move attacks with and the
+// defender's in the stat it defends with, by the move's category (Psyshock and its kin are
+// special moves that hit Defense). Moves that pick their category by comparing stats (Tera
+// Blast, Shell Side Arm...) read both of each, as does everything under Wonder Room (it swaps
+// the defending stats) and against Download (it compares them). The moves in
+// WHOLE_STATE_MOVES read other boosts or who moves first, as does Analytic: for them the whole
+// state and the whole field count. Everything else in the field (Tailwind, the attacker's own screens and hazards) is
+// speed only.
+const BOOSTS_READ = {atk: ['atk'], spa: ['spa'], def: ['def'], spd: ['spd'], att: ['atk', 'spa'],
+  defs: ['def', 'spd'], all: ['atk', 'def', 'spa', 'spd', 'spe']};
 const WHOLE_STATE_MOVES = new Set(['storedpower', 'powertrip', 'punishment', 'foulplay', 'bodypress',
-  'gyroball', 'electroball']);
+  'gyroball', 'electroball', 'payback', 'boltbeak', 'fishiousrend', 'spectralthief']);
+const STAT_COMPARING_MOVES = new Set(['terablast', 'shellsidearm', 'photongeyser', 'lightthatburnsthesky',
+  'terastarstorm']);
+/** [the attacker's, the defender's] boosts `mv` reads, as keys of BOOSTS_READ. */
+function boostsRead(id, mv, att, field) {
+  if (WHOLE_STATE_MOVES.has(id) || att.ability === 'Analytic') return ['all', 'all'];
+  if (STAT_COMPARING_MOVES.has(id) || att.ability === 'Download') return ['att', 'defs'];
+  const physical = mv.category === 'Physical';
+  return [physical ? 'atk' : 'spa',
+    field.isWonderRoom ? 'defs' : physical || mv.overrideDefensiveStat === 'def' ? 'def' : 'spd'];
+}
 
 /** A Pokemon as the calculator needs it: {species, level, item, ability, nature, evs, ivs,
  * boosts, status, hp, maxhp (where stats are not exact), stats (exact, own Pokemon) or null, tera
- * (when terastallized), dynamax}. Names as the dex writes them. The key of its state, with HP
- * exact or by bands (see above). */
-function monKey(m, exactHP = true, boosts = 'all') {
-  const b = m.boosts;
-  const max = m.stats ? m.stats.hp : m.maxhp;
-  const hp = exactHP || !max ? m.hp : m.hp >= max ? 'full' : m.hp * 3 <= max ? 'third' : 'mid';
-  return `${m.species}|${m.level}|${m.item}|${m.ability}|${m.status}|${hp}|${m.tera}|${m.dynamax ? 1 : 0}|` +
-    `${BOOSTS_READ[boosts].map(st => b[st] || 0).join(',')}|` +
+ * (when terastallized), dynamax}. Names as the dex writes them. The key of its state but HP and
+ * boosts. */
+function baseKey(m) {
+  return `${m.species}|${m.level}|${m.item}|${m.ability}|${m.status}|${m.tera}|${m.dynamax ? 1 : 0}|` +
     (m.stats ? `${m.stats.hp},${m.stats.atk},${m.stats.def},${m.stats.spa},${m.stats.spd},${m.stats.spe}` :
       `${m.nature}|${m.evs ? Object.values(m.evs).join(',') : ''}|${m.ivs ? Object.values(m.ivs).join(',') : ''}`);
+}
+
+/** Its HP as a result reads it: exact, by bands or not at all (see above). */
+function hpKey(m, hpRead) {
+  if (hpRead === NONE) return '';
+  const max = m.stats ? m.stats.hp : m.maxhp;
+  if (hpRead === EXACT || !max) return m.hp;
+  return m.hp >= max ? 'full' : m.hp * 2 > max ? 'high' : m.hp * 3 > max ? 'mid' : 'low';
 }
 
 /** The name the calculator knows a species by: cosmetic formes ("Florges-Blue") it lacks are
@@ -57,6 +87,15 @@ export function calcMon(gen, m) {
   p.originalCurHP = Math.max(1, Math.min(m.hp, p.rawStats.hp));
   p.clone = keepStatsClone;
   return p;
+}
+
+// The calculator's own Move clone builds the move again from the dex (a deep copy of its data);
+// the mechanics only change its top-level fields and its contact flag, so a shallow copy with
+// its own flags serves, at a fraction of the cost.
+function moveClone() {
+  const c = Object.assign(Object.create(Move.prototype), this);
+  c.flags = {...this.flags};
+  return c;
 }
 
 // calculate() works on clones, and the calculator's own clone recomputes stats from base stats,
@@ -89,7 +128,8 @@ export function fieldOf(battle, attackerSide, defenderSide) {
 
 // Every field and side fact fieldOf sets goes into the whole key: the calculator reads more of
 // them than one might think (Multiscale counts as broken when the defender's side has hazards).
-// The damage key leaves out what only speed reads (Tailwind) and the attacker's own side.
+// The damage key leaves out what only speed reads (Tailwind) and the attacker's own side, and
+// the defender's hazards unless its ability reads them (see FULL_HP_ABILITIES).
 const FIELD_KEYS = new WeakMap();
 function fieldKey(f) {
   let k = FIELD_KEYS.get(f);
@@ -97,54 +137,67 @@ function fieldKey(f) {
   return k;
 }
 const DAMAGE_FIELD_KEYS = new WeakMap();
-function damageFieldKey(f) {
+function damageFieldKey(f, hazards) {
   let k = DAMAGE_FIELD_KEYS.get(f);
   if (k === undefined) {
     const d = f.defenderSide;
-    k = intern(JSON.stringify([f.weather, f.terrain, f.isGravity, f.isMagicRoom, f.isWonderRoom,
-      d.isReflect, d.isLightScreen, d.isAuroraVeil, d.isSR, d.spikes]));
+    const base = [f.weather, f.terrain, f.isGravity, f.isMagicRoom, f.isWonderRoom,
+      d.isReflect, d.isLightScreen, d.isAuroraVeil];
+    k = [intern(JSON.stringify(base)), intern(JSON.stringify([...base, d.isSR, d.spikes]))];
     DAMAGE_FIELD_KEYS.set(f, k);
   }
-  return k;
+  return k[hazards ? 1 : 0];
 }
 
 const cache = new Map();
 export const stats = {calls: 0, computed: 0, failed: 0};
+let bypass = false;
+
+/** fn's result with every damage result computed afresh, none read from or left in the cache:
+ * for checking that the cache's keys hold everything a result depends on. */
+export function uncached(fn) {
+  bypass = true;
+  try {
+    return fn();
+  } finally {
+    bypass = false;
+  }
+}
 
 /** Damage of `move` (a move name or id; `variant`: '', 'z' or 'max') from attacker to defender:
  * {min, max, mean, rolls (sorted), accuracy} in HP, or null where the calculator cannot tell
  * (a status move, a Pokemon or move it does not know). */
 export function damage(gen, att, def, move, field, variant = '') {
   stats.calls++;
+  const mv = moveOf(gen, move, variant);
+  if (!mv) return null;
   const id = move.toLowerCase();
-  const whole = WHOLE_STATE_MOVES.has(id);
-  const key = `${gen}#${keyOf(att, ATTACKER_HP_MOVES.has(id), whole ? 'all' : 'att')}#` +
-    `${keyOf(def, DEFENDER_HP_MOVES.has(id), whole ? 'all' : 'def')}#${move}#${variant}#` +
-    `${whole ? fieldKey(field) : damageFieldKey(field)}`;
-  let r = cache.get(key);
+  const [attBoosts, defBoosts] = boostsRead(id, mv, att, field);
+  const key = `${gen}#${keyOf(att, attackerHP(att, id), attBoosts)}#` +
+    `${keyOf(def, defenderHP(def, id), defBoosts)}#${move}#${variant}#` +
+    `${attBoosts === 'all' ? fieldKey(field) : damageFieldKey(field, FULL_HP_ABILITIES.has(def.ability))}`;
+  let r = bypass ? undefined : cache.get(key);
   if (r !== undefined) return r;
   r = null;
-  const mv = moveOf(gen, move, variant);
-  if (mv) {
-    stats.computed++;
-    try {
-      const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), mv, fieldOfKey(field));
-      r = summarise(res.damage, mv);
-    } catch (e) {
-      stats.failed++;
-    }
+  stats.computed++;
+  try {
+    const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), mv, fieldOfKey(field));
+    r = summarise(res.damage, mv);
+  } catch (e) {
+    stats.failed++;
   }
+  if (bypass) return r;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, r);
   return r;
 }
 
-// Keys and the calculator's objects, built once: a Pokemon's key once per object and kind (a
-// WeakMap, so that a changed copy gets its own) and interned as a short number, so that cache keys
-// stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
+// Keys and the calculator's objects, built once: a Pokemon's key but HP and boosts once per
+// object (a WeakMap, so that a changed copy gets its own), interned as a short number so that
+// cache keys stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
 // before it changes anything).
-const KEYS = new Map();        // kind -> WeakMap(object -> interned key)
-const INTERNED = new Map();    // key text -> number; a number is never given out twice
+const BASE_KEYS = new WeakMap();  // object -> interned base key
+const INTERNED = new Map();       // key text -> number; a number is never given out twice
 let interned = 0;
 function intern(text) {
   let n = INTERNED.get(text);
@@ -154,13 +207,12 @@ function intern(text) {
   }
   return n;
 }
-function keyOf(m, exactHP, boosts = 'all') {
-  const kind = `${exactHP ? 1 : 0}${boosts}`;
-  let keys = KEYS.get(kind);
-  if (!keys) KEYS.set(kind, keys = new WeakMap());
-  let k = keys.get(m);
-  if (k === undefined) keys.set(m, k = intern(monKey(m, exactHP, boosts)));
-  return k;
+function keyOf(m, hpRead, boosts = 'all') {
+  let base = BASE_KEYS.get(m);
+  if (base === undefined) BASE_KEYS.set(m, base = intern(baseKey(m)));
+  let out = `${base}|${hpKey(m, hpRead)}|`;
+  for (const st of BOOSTS_READ[boosts]) out += `${m.boosts[st] || 0},`;
+  return out;
 }
 const objects = new Map();
 function remember(key, make) {
@@ -171,7 +223,7 @@ function remember(key, make) {
   }
   return o;
 }
-const calcMonCached = (gen, m) => remember(`p${gen}#${keyOf(m, true)}`, () => calcMon(gen, m));
+const calcMonCached = (gen, m) => remember(`p${gen}#${keyOf(m, EXACT)}`, () => calcMon(gen, m));
 const fieldOfKey = field => remember(`f${fieldKey(field)}`, () => new Field(field));
 
 // Fixed-damage moves have no base power but do damage.
@@ -182,6 +234,7 @@ function moveOf(gen, move, variant) {
   return remember(`m${gen}#${move}#${variant}`, () => {
     try {
       const mv = new Move(GENS[gen], move, {useZ: variant === 'z', useMax: variant === 'max'});
+      mv.clone = moveClone;
       return mv.category !== 'Status' && (mv.bp > 0 || mv.named(...FIXED)) ? mv : null;
     } catch (e) {
       return null;
@@ -214,7 +267,7 @@ export function damageRow(r, hp) {
 
 /** The calculator's final speed (boosts, paralysis, item, ability, weather, Tailwind). */
 export function speedOf(gen, m, field, side) {
-  const key = `s${gen}#${keyOf(m, true)}#${fieldKey(field)}#${side.isTailwind}`;
+  const key = `s${gen}#${keyOf(m, EXACT)}#${fieldKey(field)}#${side.isTailwind}`;
   let s = cache.get(key);
   if (s === undefined) {
     try {

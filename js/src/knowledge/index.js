@@ -2,7 +2,7 @@
 // (our moves with each legal gimmick, each own Pokemon's best hit), what the foe's active Pokemon
 // can do to each of ours, who moves first, and the foe's possible sets. The encoder writes it into
 // the singles-v2 features; the scripted players read the same numbers.
-import {damage, damageRow, speedOf, fieldOf, calcMon} from './damage.js';
+import {damage, damageRow, speedOf, fieldOf, calcMon, uncached} from './damage.js';
 import {possibleSets, moveID} from './sets.js';
 import {Dex} from '@pkmn/sim';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
@@ -23,6 +23,9 @@ export function knowledgeOf(view) {
   view._knowledge = k;
   return k;
 }
+
+/** The same knowledge computed again with no cached damage result (for checks). */
+export const knowledgeUncached = view => uncached(() => compute(view));
 
 // Dex names by id, memoised: @pkmn/data builds a new wrapper object on every lookup.
 const NAMES = new Map();
