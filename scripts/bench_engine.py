@@ -111,15 +111,21 @@ def main():
              ("+ the encoder, in V8, batch 32", bench_engine_in_v8(battles, 32, True)[0])]
     # singles-v2 adds the battle knowledge; its caches start cold here (every species' sets are
     # drawn on first sight, every damage result computed), as at the start of a run
-    context("singles-v2")
+    v2 = context("singles-v2")
+    before = v2.knowledge_stats()
     steps.append(("  the encoder for singles-v2 instead (battle knowledge, cold)",
                   bench_engine_in_v8(battles, 32, True, "singles-v2")[0]))
+    after = v2.knowledge_stats()
+    asked, computed = (after[k] - before[k] for k in ("calls", "computed"))
     r = bench_bridge(battles, 32)
     steps.append(("+ the call from Python (the whole bridge), batch 32", r["seconds"]))
     print(f"\n{'the bridge, built up on the same streams':<66} {'us/decision':>12} {'vs simulator':>13}")
     for name, seconds in steps:
         us = seconds / decisions * 1e6
         print(f"{name:<66} {us:>12.1f} {us / sim_us:>12.1%}")
+
+    print(f"singles-v2 damage results per decision: {asked / decisions:.1f} asked, {computed / decisions:.1f} "
+          f"computed by the calculator (the rest from the cache)")
 
     print(f"\n{'batch':>6} {'calls':>6} {'lines/s':>10} {'decisions/s':>12} {'us/decision':>12} {'vs simulator':>13}")
     for batch in (int(b) for b in args.batch.split(",")):
