@@ -2,7 +2,7 @@
 the learning time, on this machine.
 
     ./rp scripts/bench_training.py [--expt expts/quick.yml] [--updates 20] [--workers 2]
-                                   [--contracts singles-v1,singles-v2]
+                                   [--contracts singles-v1,singles-v2] [--ray [ADDRESS]]
 
 Runs the experiment twice for a number of updates (evaluation and checkpoints off, so only
 rollouts and learning count) in temporary directories: with rollout.overlap on (the workers
@@ -18,9 +18,12 @@ reference: js/tools/raw-sim.mjs under Node; where Node or the npm packages are m
 battles in mini-racer), so that runs on machines of other speeds can be compared.
 With --contracts, it runs the experiment once per contract instead (overlap on, as configured
 otherwise) and prints them side by side, with each one's end-to-end figure against the first's.
+With --ray, it runs the experiment on the local worker pool and then on Ray actors (a local Ray
+instance, or the cluster at ADDRESS), side by side in the same way.
 A benchmark, not a test: the figures depend on the machine and its load."""
 import argparse
 import csv
+import json
 import subprocess
 import tempfile
 import time
@@ -61,6 +64,8 @@ def main():
     p.add_argument("--updates", type=int, default=20)
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--contracts", help="comma-separated contracts to compare, instead of overlap on/off")
+    p.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                   help="compare the local pool with Ray actors, instead of overlap on/off")
     args, rest = p.parse_known_args()
     try:
         raw, engine = raw_node("gen9randombattle", 60, 1), "Node"
@@ -69,6 +74,9 @@ def main():
     cfg = load_expt(args.expt, rest)
     if args.contracts:
         columns = {c: measure(args, rest, ["--contract", c]) for c in args.contracts.split(",")}
+    elif args.ray is not None:
+        columns = {"local pool": measure(args, rest, []),
+                   "ray": measure(args, rest, ["--ray.enabled", "true", "--ray.address", json.dumps(args.ray or None)])}
     else:
         columns = {f"overlap {x}": measure(args, rest, ["--rollout.overlap", "true" if x == "on" else "false"])
                    for x in ("on", "off")}
@@ -76,7 +84,7 @@ def main():
     print(f"{'':36s}" + "".join(f"{c:>14s}" for c in columns))
     for i, name in enumerate(FIGURES):
         print(f"  {name:34s}" + "".join(f"{v[i]:>14s}" for v in columns.values()))
-    if args.contracts:
+    if args.contracts or args.ray is not None:
         first = float(next(iter(columns.values()))[0])
         print(f"  {'end to end against the first':34s}" + "".join(f"{float(v[0]) / first:>14.0%}" for v in columns.values()))
     print(f"  machine reference: the raw simulator (gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "

@@ -2,13 +2,16 @@
 
     ./rp metapvp/exe/head2head.py --format gen9randombattle --p1 heuristic --p2 maxdamage \\
         --num-matches 1000 [--workers W] [--seed S] [--sim inprocess|stdio] [--outdir DIR] \\
-        [--play-best-move p1|p2|both] [--team-p1 FILE --team-p2 FILE] [--concurrency C]
+        [--play-best-move p1|p2|both] [--team-p1 FILE --team-p2 FILE] [--concurrency C] \\
+        [--ray [ADDRESS]]
 
 Players are specs (see metapvp/players/spec.py): random, first, maxdamage, heuristic,
 module.Class:weights, ,module.factory, or a model file. --p1 and --p2 name players, not sides:
 they swap sides every battle. Each of W worker processes owns a V8 context and plays C battles at
 once. The last line of stdout is the result as one JSON object, also written to
 DIR/results.json; DIR/logs/ gets every battle in Showdown's saved-battle JSON, gzipped.
+With --ray the workers are Ray actors, spread over a cluster's nodes; the results are the same
+as the local run's for the same seed and --workers.
 Ctrl-C stops the run and still writes what was finished."""
 from __future__ import annotations
 
@@ -36,46 +39,61 @@ def player_seeds(seed: int, worker: int) -> tuple[int, int]:
     return int(a), int(b)
 
 
+def play_share(args, indices, stop=None):
+    """Plays the run's battles `indices` in this process, as one worker of the run; yields their
+    results (with their logs when args.outdir is set)."""
+    from metapvp.backends import make_backend
+    from metapvp.players import contract_for, make_player
+    seed_a, seed_b = player_seeds(args.seed, indices[0] if indices else 0)
+    a = make_player(args.p1, seed=seed_a, fmt=args.format)
+    b = make_player(args.p2, seed=seed_b, fmt=args.format)
+    teams = None
+    if args.team_p1:
+        teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
+    greedy = (args.play_best_move in ("p1", "both"), args.play_best_move in ("p2", "both"))
+    backend = make_backend(args.sim, contract_for(a, b))
+    try:
+        yield from play(a, b, args.format, indices, seed=args.seed, concurrency=args.concurrency,
+                        teams=teams, keep_logs=bool(args.outdir), greedy=greedy, backend=backend, stop=stop)
+    finally:
+        close = getattr(backend, "close", None)
+        if close:
+            close()
+
+
+def write_log(args, index: int, log: str):
+    with gzip.open(Path(args.outdir) / "logs" / f"battle-{args.format}-{index:06d}.log.json.gz", "wt") as f:
+        f.write(log)
+
+
 def worker(args, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
-        from metapvp.backends import make_backend
-        from metapvp.players import contract_for, make_player
-        seed_a, seed_b = player_seeds(args.seed, indices[0] if indices else 0)
-        a = make_player(args.p1, seed=seed_a, fmt=args.format)
-        b = make_player(args.p2, seed=seed_b, fmt=args.format)
-        teams = None
-        if args.team_p1:
-            teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
-        greedy = (args.play_best_move in ("p1", "both"), args.play_best_move in ("p2", "both"))
-        logs = Path(args.outdir) / "logs" if args.outdir else None
-        backend = make_backend(args.sim, contract_for(a, b))
-        try:
-            for r in play(a, b, args.format, indices, seed=args.seed, concurrency=args.concurrency,
-                          teams=teams, keep_logs=logs is not None, greedy=greedy, backend=backend,
-                          stop=stop):
-                if logs is not None and r.log:
-                    with gzip.open(logs / f"battle-{args.format}-{r.index:06d}.log.json.gz", "wt") as f:
-                        f.write(r.log)
-                r.log = None
-                results.put(("result", r.__dict__))
-        finally:
-            close = getattr(backend, "close", None)
-            if close:
-                close()
+        for r in play_share(args, indices, stop):
+            if args.outdir and r.log:
+                write_log(args, r.index, r.log)
+            r.log = None
+            results.put(("result", r.__dict__))
     except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
         results.put(("error", f"{type(e).__name__}: {e}"))
     results.put(("done", None))
+
+
+def shares(args) -> list[list[int]]:
+    """The battles of each worker: every W-th, so that a run's results depend on W, not on timing."""
+    return [s for s in (list(range(w, args.num_matches, args.workers)) for w in range(args.workers)) if s]
 
 
 def run(args) -> dict:
     outdir = Path(args.outdir) if args.outdir else None
     if outdir:
         (outdir / "logs").mkdir(parents=True, exist_ok=True)
+    if args.ray is not None:
+        from metapvp.cluster.battles import run_on_ray
+        return run_on_ray(args)
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
-    shares = [list(range(w, args.num_matches, args.workers)) for w in range(args.workers)]
-    procs = [ctx.Process(target=worker, args=(args, s, results, stop), daemon=True) for s in shares if s]
+    procs = [ctx.Process(target=worker, args=(args, s, results, stop), daemon=True) for s in shares(args)]
     start = time.perf_counter()
     for p in procs:
         p.start()
@@ -122,7 +140,7 @@ def run(args) -> dict:
     return report(args, rows, fatal, seconds, interrupted)
 
 
-def report(args, rows, fatal, seconds, interrupted) -> dict:
+def report(args, rows, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
     ok = [r for r in rows if r["winner"] is not None]
     a = sum(r["winner"] == "a" for r in ok)
     b = sum(r["winner"] == "b" for r in ok)
@@ -137,6 +155,7 @@ def report(args, rows, fatal, seconds, interrupted) -> dict:
            "invalid_choices": sum(r["invalid"] for r in rows),
            "unavailable_choices": sum(r["unavailable"] for r in rows),
            "requested": args.num_matches, "seed": args.seed, "sim": args.sim, "workers": args.workers,
+           "ray": args.ray, "lost_workers": lost_workers,
            "play_best_move": args.play_best_move,
            "seconds": seconds, "interrupted": interrupted,
            "error_messages": sorted({r["error"] for r in rows if r["error"]} | set(fatal))[:20]}
@@ -176,6 +195,9 @@ def parse_args(argv=None):
     ap.add_argument("--team-p1", default=None, help="team file (export or packed) for --p1")
     ap.add_argument("--team-p2", default=None, help="team file (export or packed) for --p2")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
+                    help="play on Ray actors (one per worker): a local instance, or the cluster at "
+                         "ADDRESS ('auto', 'ray://host:port')")
     args = ap.parse_args(argv)
     if bool(args.team_p1) != bool(args.team_p2):
         ap.error("--team-p1 and --team-p2 go together")

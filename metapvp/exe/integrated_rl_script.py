@@ -1,15 +1,18 @@
 """Trains a policy by self-play PPO.
 
     ./rp metapvp/exe/integrated_rl_script.py EXPT.yml OUTDIR [--resume] [--device cpu|cuda]
-        [--workers N] [--section.key VALUE ...]
+        [--workers N] [--ray [ADDRESS]] [--section.key VALUE ...]
 
 EXPT.yml is an experiment file (see expts/ and metapvp/training/config.py); any setting can be
 overridden on the command line, e.g. --ppo.learning_rate 1e-4. OUTDIR gets the resolved config,
 checkpoints (model files head2head.py can load), metrics.csv, TensorBoard logs (tb/),
-winrate.png and elo.json. Ctrl-C stops after writing a checkpoint; --resume continues."""
+winrate.png and elo.json. Ctrl-C stops after writing a checkpoint; --resume continues.
+--ray runs the rollout workers as Ray actors: on a local Ray instance, or with ADDRESS ('auto',
+'ray://host:port') on a running cluster (README: "Training on a cluster")."""
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
 
@@ -27,6 +30,8 @@ def main(argv=None) -> int:
     parser.add_argument("--resume", action="store_true", help="continue the run in OUTDIR from its last checkpoint")
     parser.add_argument("--device", help="where learning runs: cpu, cuda, cuda:1 ...")
     parser.add_argument("--workers", type=int, help="rollout processes (0: roll out in this process)")
+    parser.add_argument("--ray", nargs="?", const="", metavar="ADDRESS",
+                        help="rollout workers as Ray actors; ADDRESS joins a cluster (default: a local instance)")
     args, rest = parser.parse_known_args(argv)
     stop_on_signals()  # Ctrl-C and SIGTERM checkpoint and stop
     overrides = list(rest)
@@ -34,6 +39,8 @@ def main(argv=None) -> int:
         overrides += ["--device", args.device]
     if args.workers is not None:
         overrides += ["--workers", str(args.workers)]
+    if args.ray is not None:
+        overrides += ["--ray.enabled", "true", "--ray.address", json.dumps(args.ray or None)]  # quoted: kept a string
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     try:
         cfg = load_expt(args.expt, overrides)

@@ -18,7 +18,10 @@ DEFAULTS = {
     "model": {"preset": "small"},
     "total_decisions": 1_000_000,     # learner decisions to train on
     "max_minutes": None,              # stop (and checkpoint) after this much wall time
-    "workers": 2,                     # rollout processes, each with its own V8 context
+    "workers": 2,                     # rollout processes (Ray actors with ray.enabled), each with its own V8 context
+    # rollout workers as Ray actors: address null starts a local Ray instance, 'auto' or
+    # 'ray://host:port' joins a running cluster (README: "Training on a cluster")
+    "ray": {"enabled": False, "address": None},
     "device": "cpu",                  # where learning runs; rollouts always infer on the CPU
     "torch_threads": None,            # threads of the learner's torch (default: see learner_threads)
     # overlap: the workers collect the next rollout (with the weights from before this update)
@@ -178,6 +181,11 @@ def _validate(cfg: dict):
         raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pre['holdout']!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
         raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
+    ray = cfg["ray"]
+    if not isinstance(ray["enabled"], bool) or not (ray["address"] is None or isinstance(ray["address"], str)):
+        raise ConfigError(f"ray: enabled must be true or false and address a string or null, got {ray}")
+    if ray["enabled"] and cfg["workers"] < 1:
+        raise ConfigError("ray.enabled needs workers >= 1 (the number of actors)")
 
 
 def learner_threads(cfg: dict) -> int:

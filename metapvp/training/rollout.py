@@ -103,6 +103,7 @@ class RolloutWorker:
         self.torch_rng = torch.Generator().manual_seed(cfg["seed"] * 1000 + index)
         self.learners: dict[str, PolicyNet] = {}
         self.frozen: OrderedDict[str, PolicyNet] = OrderedDict()  # model files, least recent first
+        self.files: dict[str, str] = {}      # model files plans name -> where they are here, if elsewhere
         self.scripted = {}
         self.battles: dict[str, LiveBattle] = {}
         self.step = None
@@ -125,7 +126,7 @@ class RolloutWorker:
             return self.learners[controller]
         if controller.endswith(".zip"):
             if controller not in self.frozen:
-                self.frozen[controller], _ = load_model(controller, self.contract)
+                self.frozen[controller], _ = load_model(self.files.get(controller, controller), self.contract)
                 while len(self.frozen) > 16:
                     self.frozen.popitem(last=False)
             self.frozen.move_to_end(controller)

@@ -30,7 +30,7 @@ from metapvp.training.league import Elo, League
 from metapvp.training.metrics import Metrics
 from metapvp.training.ppo import ppo_update
 from metapvp.training.rollout import LEARNERS, Matchup
-from metapvp.training.workers import WorkerPool
+from metapvp.training.workers import WorkerPool, make_pool
 
 
 RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
@@ -99,7 +99,7 @@ class Trainer:
     def train(self):
         cfg = self.cfg
         self.metrics = Metrics(self.outdir)
-        pool = WorkerPool(cfg, cfg["workers"])
+        pool = make_pool(cfg)
         started = time.perf_counter()
         bar = None
         try:
@@ -188,6 +188,7 @@ class Trainer:
             "charts/wait_seconds": t1 - t0, "charts/learn_seconds": t2 - t1, "charts/collect_seconds": collect,
             "charts/battles": sum(len(r.results) for r in rollouts), "charts/battle_errors": errors,
             "charts/reward_scale": self.reward_scale(), "charts/updates": self.updates,
+            "charts/lost_workers": pool.lost,
         }
         for kind in ("pure", "past", "target", "baseline", "exploiter"):
             scores = [s for r in rollouts for (k, _, _, s) in r.results if k == kind]

@@ -43,11 +43,20 @@ def _serve(cfg: dict, index: int, conn):
         worker.close()
 
 
+def make_pool(cfg: dict):
+    """The workers the experiment asks for: Ray actors (ray.enabled) or local processes."""
+    if cfg["ray"]["enabled"]:
+        from metapvp.cluster.pool import RayWorkerPool
+        return RayWorkerPool(cfg, cfg["workers"], cfg["ray"]["address"])
+    return WorkerPool(cfg, cfg["workers"])
+
+
 class WorkerPool:
     def __init__(self, cfg: dict, count: int):
         self.local = RolloutWorker(cfg, 0) if count == 0 else None
         self.procs, self.conns = [], []
         self.pending = None         # (command, args) submitted and not yet gathered
+        self.lost = 0               # workers replaced after dying: none here, a death is an error
         ctx = mp.get_context("spawn")
         for i in range(count):
             parent, child = ctx.Pipe()

@@ -1,0 +1,45 @@
+"""Ray, for spreading rollouts and battles over the cores of several machines (README: "Training
+on a cluster"). Every node runs the same checkout at the same path, set up with ./rp, and its
+Ray workers import metapvp from there. Without --ray nothing here is imported."""
+from __future__ import annotations
+
+import logging
+import os
+
+from metapvp import ROOT
+
+# How long a wait for one actor's reply may last before the run stops with an error naming it
+# (a rollout or an evaluation share takes seconds to a few minutes).
+REPLY_TIMEOUT_S = float(os.environ.get("METAPVP_RAY_TIMEOUT", "900"))
+MAX_REPLACEMENTS = 3    # per command and actor: a worker that dies every time is an error
+log = logging.getLogger("metapvp.cluster")
+
+
+def connect(address: str | None = None, cpus: int | None = None) -> bool:
+    """Joins the Ray cluster at `address` ('auto', 'ray://host:port', 'host:port') or, with None,
+    starts a local instance with `cpus` CPUs (default: this machine's). -> whether this call
+    started or joined Ray (the caller then shuts it down); False when Ray was already up."""
+    import ray
+    if ray.is_initialized():
+        return False
+    runtime_env = {"env_vars": {"PYTHONPATH": str(ROOT)}}
+    if address is None:
+        ray.init(num_cpus=max(cpus or 0, os.cpu_count() or 1), include_dashboard=False,
+                 runtime_env=runtime_env, logging_level=logging.WARNING)
+    else:
+        ray.init(address=address, runtime_env=runtime_env, logging_level=logging.WARNING)
+    return True
+
+
+def where() -> dict:
+    """This process as a place in the cluster: {pid, node, ip} (called inside actors)."""
+    import ray
+    ctx = ray.get_runtime_context()
+    return {"pid": os.getpid(), "node": ctx.get_node_id(), "ip": ray.util.get_node_ip_address()}
+
+
+def describe(index: int, place: dict | None, what: str = "worker") -> str:
+    """An actor named for messages: its index and, where known, its process and node."""
+    if not place:
+        return f"ray {what} {index}"
+    return f"ray {what} {index} (pid {place['pid']} on {place['ip']}, node {place['node'][:8]})"

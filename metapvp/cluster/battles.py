@@ -1,0 +1,118 @@
+"""head2head.py --ray: each worker's share of the battles plays in a Ray actor, which streams
+back each battle's result (and log) as it ends; the driver writes logs and results as the local
+run does, so the same seed and --workers give the same results. Model and team files the
+players name go along for actors on nodes that lack them. An actor that dies is replaced and
+asked for the battles of its share it had not finished; one that sends nothing for
+METAPVP_RAY_TIMEOUT seconds is an error naming it."""
+from __future__ import annotations
+
+import copy
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from tqdm import tqdm
+
+from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, log, where
+
+FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # head2head arguments that may name files
+
+
+class BattleActor:
+    def play(self, args, indices: list[int], files: dict):
+        """Yields where this actor is, then each battle's result as a dict."""
+        import ray
+        from metapvp.exe.head2head import play_share
+        yield where()
+        args = copy.copy(args)
+        for attr, ref in files.items():
+            if not os.path.exists(getattr(args, attr)):
+                local = Path(tempfile.mkdtemp(prefix="metapvp-h2h-")) / Path(getattr(args, attr)).name
+                local.write_bytes(ray.get(ref))
+                setattr(args, attr, str(local))
+        for r in play_share(args, indices):
+            yield r.__dict__
+
+
+def run_on_ray(args) -> dict:
+    import ray
+    from metapvp.exe.head2head import report, shares, write_log
+    owns = connect(None if args.ray == "local" else args.ray, cpus=args.workers)
+    actor_class = ray.remote(num_cpus=1, max_restarts=0)(BattleActor)
+    files = {a: ray.put(Path(getattr(args, a)).read_bytes()) for a in FILE_ARGS
+             if getattr(args, a) and os.path.isfile(getattr(args, a))}
+    todo = shares(args)
+    finished = [set() for _ in todo]
+    actors, places, streams, deadline, tries = {}, {}, {}, {}, dict.fromkeys(range(len(todo)), 0)
+    rows, fatal, lost, interrupted = [], [], 0, False
+
+    def launch(k: int):
+        actors[k] = actor_class.options(scheduling_strategy="SPREAD").remote()
+        places[k] = None
+        left = [i for i in todo[k] if i not in finished[k]]
+        streams[k] = actors[k].play.options(num_returns="streaming").remote(args, left, files)
+        deadline[k] = time.monotonic() + REPLY_TIMEOUT_S
+
+    def stop(k: int, why: str | None = None):
+        if why:
+            fatal.append(why)
+            tqdm.write(f"worker failed: {why}", file=sys.stderr)
+        streams.pop(k, None)
+        ray.kill(actors[k])
+
+    start = time.perf_counter()
+    bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
+    try:
+        for k in range(len(todo)):
+            launch(k)
+        while streams:
+            by_stream = {id(g): k for k, g in streams.items()}
+            wait = max(0.0, min(deadline[k] for k in streams) - time.monotonic())
+            ready, _ = ray.wait(list(streams.values()), num_returns=1, timeout=min(wait, 1.0))
+            if not ready:
+                for k in [k for k in streams if time.monotonic() > deadline[k]]:
+                    stop(k, f"{describe(k, places[k])} sent nothing for {REPLY_TIMEOUT_S:.0f} s (METAPVP_RAY_TIMEOUT)")
+                continue
+            k = by_stream[id(ready[0])]
+            try:
+                item = ray.get(next(ready[0]))
+            except StopIteration:
+                streams.pop(k)
+                continue
+            except ray.exceptions.RayActorError:
+                tries[k] += 1
+                if tries[k] > MAX_REPLACEMENTS:
+                    stop(k, f"{describe(k, places[k])} died {tries[k]} times")
+                    continue
+                lost += 1
+                log.warning("%s died: replaced, asked for the %d battles it had not finished",
+                            describe(k, places[k]), len(todo[k]) - len(finished[k]))
+                launch(k)
+                continue
+            except ray.exceptions.RayTaskError as e:
+                stop(k, f"{describe(k, places[k])} failed: {e}")
+                continue
+            deadline[k] = time.monotonic() + REPLY_TIMEOUT_S
+            if "pid" in item:
+                places[k] = item
+                continue
+            finished[k].add(item["index"])
+            if args.outdir and item.get("log"):
+                write_log(args, item["index"], item["log"])
+            item["log"] = None
+            rows.append(item)
+            bar.update(1)
+            a = sum(r["winner"] == "a" for r in rows)
+            bar.set_postfix_str(f"{args.p1} {a}-{sum(r['winner'] == 'b' for r in rows)} {args.p2}")
+    except KeyboardInterrupt:
+        interrupted = True
+        tqdm.write("interrupted: stopping the actors, writing what finished", file=sys.stderr)
+    finally:
+        bar.close()
+        for actor in actors.values():
+            ray.kill(actor)
+        if owns:
+            ray.shutdown()
+    return report(args, rows, fatal, time.perf_counter() - start, interrupted, lost)
