@@ -11,6 +11,9 @@ each it prints, summed over the updates after the first two (start-up):
   end to end        learner decisions trained per second of wall time, rollouts and learning
   all seats         every decision made in rollouts (learner and opponent seats), likewise
   rollouts only     learner decisions per second of the workers' collecting time
+  learning only     learner decisions per second of the learner's updating time (the ceiling
+                    the learner puts on the run however many workers collect; with overlap on,
+                    measured while the workers share the cores)
   learning's share  of the wall time, the learner updating while nothing else runs (overlap off)
                     or while the workers collect (overlap on)
 and, measured just before in the same run, the raw simulator's turns/s in one process (the bench.py
@@ -35,7 +38,8 @@ from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
 
 FIGURES = ("end to end, learner decisions/s", "end to end, all seats decisions/s",
-           "rollouts only, learner decisions/s", "learning's share of the wall time", "wall time (s)")
+           "rollouts only, learner decisions/s", "learning only, learner decisions/s",
+           "learning's share of the wall time", "wall time (s)")
 
 
 def measure(args, rest: list, overrides: list) -> list[str]:
@@ -55,6 +59,7 @@ def measure(args, rest: list, overrides: list) -> list[str]:
     learner, seats = col("charts/learner_decisions").sum(), col("charts/all_seats_decisions").sum()
     return [f"{learner / total.sum():.0f}", f"{seats / total.sum():.0f}",
             f"{learner / col('charts/collect_seconds').sum():.0f}",
+            f"{learner / col('charts/learn_seconds').sum():.0f}",
             f"{col('charts/learn_seconds').sum() / total.sum():.1%}", f"{wall:.0f}"]
 
 
