@@ -1,11 +1,14 @@
 """Soak benchmark: many battles in one go, with each process's resident memory sampled, to show
 that nothing crashes, nothing hangs and memory does not creep.
 
-    ./rp scripts/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--outdir runs/soak]
+    ./rp scripts/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--probe 0] [--outdir runs/soak]
 
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
 2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a
-   local Showdown server, --live battles, several at once, both sides with the battle timer on.
+   local Showdown server, --live battles, several at once, both sides with the battle timer on;
+3. with --probe N, N battles of the same head2head in this one process, printing after each
+   tenth of them the process's memory, V8's heap and the battle-knowledge caches' sizes: it
+   tells memory that creeps (a leak) from caches still filling up to their bounds.
 
 Memory growth is measured from the first sample after warm-up (the first WARMUP of the run) to
 the last, per process. Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -136,6 +140,34 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     return out
 
 
+def soak_probe(n: int) -> dict:
+    from metapvp.arena import play
+    from metapvp.engine import Simulator
+    from metapvp.engine.v8 import context
+    from metapvp.players import make_player
+    sim, v8 = Simulator(), context()
+    a, b = make_player("heuristic", seed=1), make_player("maxdamage", seed=2)
+    step, series, errors, start = max(1, n // 10), [], 0, time.monotonic()
+    for first in range(0, n, step):
+        errors += sum(r.winner is None for r in play(a, b, "gen9randombattle", range(first, min(n, first + step)),
+                                                     seed=0, backend=sim))
+        heap = v8.heap_stats()
+        series.append({"battles": min(n, first + step), "rss_mib": round(rss_kib(os.getpid()) / 1024, 1),
+                       "heap_used_mib": round(heap["used_heap_size"] / 2**20, 1),
+                       "heap_total_mib": round(heap["total_heap_size"] / 2**20, 1),
+                       "cached": v8.knowledge_stats()["cached"]})
+        print("probe " + json.dumps(series[-1]), flush=True)
+    sim.close()
+    return {"battles": n - errors, "errors": errors, "seconds": round(time.monotonic() - start, 1), "hung": False,
+            "invalid_choices": None, "series": series,
+            "memory": {"this process": growth_of([(s["battles"], s["rss_mib"] * 1024) for s in series]),
+                       "V8 heap used": growth_of([(s["battles"], s["heap_used_mib"] * 1024) for s in series])}}
+
+
+def growth_of(series: list) -> dict:
+    return growth({"x": series})["x"]
+
+
 def table(report: dict) -> str:
     rows = []
     for phase, r in report.items():
@@ -153,6 +185,7 @@ def main(argv=None) -> int:
     ap.add_argument("--live", type=int, default=1_000)
     ap.add_argument("--concurrent", type=int, default=4)
     ap.add_argument("--bot", default="agent", help="the player challenge_bot.py serves in the live part")
+    ap.add_argument("--probe", type=int, default=0, help="battles of the in-process memory probe (3.)")
     ap.add_argument("--outdir", type=Path, default=ROOT / "runs" / "soak")
     args = ap.parse_args(argv)
     args.outdir.mkdir(parents=True, exist_ok=True)
@@ -161,10 +194,13 @@ def main(argv=None) -> int:
         report["head2head"] = soak_head2head(args.h2h, args.outdir)
     if args.live:
         report["live"] = soak_live(args.live, args.concurrent, args.bot, args.outdir)
+    if args.probe:
+        report["probe"] = soak_probe(args.probe)
     (args.outdir / "soak.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
     bad = any(r["hung"] or r["errors"] or r["battles"] < n
-              for r, n in ((report.get("head2head"), args.h2h), (report.get("live"), args.live)) if r)
+              for r, n in ((report.get("head2head"), args.h2h), (report.get("live"), args.live),
+                           (report.get("probe"), args.probe)) if r)
     return 1 if bad else 0
 
 

@@ -16,6 +16,7 @@ import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
 import {dexTables} from './dextables.js';
 import {stats as damageStats} from './knowledge/damage.js';
+import {knowledgeCacheSizes} from './knowledge/index.js';
 
 const objects = [];
 const freed = [];  // handles of destroyed objects, for reuse
@@ -73,7 +74,7 @@ const metapvp = {
   spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
   /** Move data and the type chart along the contract's vocabularies (see dextables.js). */
   /** Counts of the damage calculator's work so far in this context (for benchmarks). */
-  knowledgeStats() { return JSON.stringify(damageStats); },
+  knowledgeStats() { return JSON.stringify({...damageStats, cached: knowledgeCacheSizes()}); },
   dexTables() { return JSON.stringify(dexTables(contract)); },
   /** The legal actions and their choice strings for one raw request JSON (for tests and tools). */
   legalActions(requestJSON) {

@@ -38,7 +38,7 @@ class BattleActor:
 
 def run_on_ray(args) -> dict:
     import ray
-    from metapvp.exe.head2head import report, shares, write_log
+    from metapvp.exe.head2head import Tally, report, shares, write_log
     owns = connect(None if args.ray == "local" else args.ray, cpus=args.workers)
     actor_class = ray.remote(num_cpus=1, max_restarts=0)(BattleActor)
     files = {a: ray.put(Path(getattr(args, a)).read_bytes()) for a in FILE_ARGS
@@ -46,7 +46,7 @@ def run_on_ray(args) -> dict:
     todo = shares(args)
     finished = [set() for _ in todo]
     actors, places, streams, deadline, tries = {}, {}, {}, {}, dict.fromkeys(range(len(todo)), 0)
-    rows, fatal, lost, interrupted = [], [], 0, False
+    tally, fatal, lost, interrupted = Tally(), [], 0, False
 
     def launch(k: int):
         actors[k] = actor_class.options(scheduling_strategy="SPREAD").remote()
@@ -101,11 +101,9 @@ def run_on_ray(args) -> dict:
             finished[k].add(item["index"])
             if args.outdir and item.get("log"):
                 write_log(args, item["index"], item["log"])
-            item["log"] = None
-            rows.append(item)
+            tally.add(item)
             bar.update(1)
-            a = sum(r["winner"] == "a" for r in rows)
-            bar.set_postfix_str(f"{args.p1} {a}-{sum(r['winner'] == 'b' for r in rows)} {args.p2}")
+            bar.set_postfix_str(tally.score(args))
     except KeyboardInterrupt:
         interrupted = True
         tqdm.write("interrupted: stopping the actors, writing what finished", file=sys.stderr)
@@ -115,4 +113,4 @@ def run_on_ray(args) -> dict:
             ray.kill(actor)
         if owns:
             ray.shutdown()
-    return report(args, rows, fatal, time.perf_counter() - start, interrupted, lost)
+    return report(args, tally, fatal, time.perf_counter() - start, interrupted, lost)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, log, where
-from metapvp.training.workers import COMMANDS, WorkerError
+from metapvp.training.workers import COMMANDS, Pool, WorkerError
 
 
 class RolloutActor:
@@ -62,7 +62,7 @@ def _same(a, b) -> bool:
         return False
 
 
-class RayWorkerPool:
+class RayWorkerPool(Pool):
     def __init__(self, cfg: dict, count: int, address: str | None = None, timeout: float = REPLY_TIMEOUT_S):
         import ray
         self.ray = ray
@@ -106,14 +106,8 @@ class RayWorkerPool:
         except self.ray.exceptions.RayTaskError as e:
             raise WorkerError(f"{describe(index, self.places[index])} failed:\n{e}") from None
 
-    def run(self, cmd: str, args: list) -> list:
-        """Runs `cmd` with args[i] on actor i, all at once; -> their results in order."""
-        self.submit(cmd, args)
-        return self.gather()
-
     def submit(self, cmd: str, args: list):
-        if self.pending is not None:
-            raise RuntimeError(f"'{self.pending[0]}' is still running on the workers: gather it first")
+        self.check_idle()
         puts = []                     # (argument, its object ref): equal arguments share one
         refs = []
         for i, arg in enumerate(args):

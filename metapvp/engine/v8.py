@@ -122,8 +122,12 @@ class V8:
         return json.loads(self._fn("checkKnowledge", options))
 
     def knowledge_stats(self) -> dict:
-        """The damage cache's counters (js/src/knowledge/damage.js)."""
+        """The damage calculator's counters and, under "cached", each knowledge cache's size."""
         return json.loads(self._fn("knowledgeStats"))
+
+    def heap_stats(self) -> dict:
+        """V8's heap: used_heap_size, total_heap_size, heap_size_limit... in bytes."""
+        return self.ctx.heap_stats()
 
 
 class OutputViews:

@@ -23,6 +23,7 @@ import os
 import queue
 import sys
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -30,6 +31,40 @@ from tqdm import tqdm
 
 from metapvp.arena import play, summarize
 from metapvp.lifecycle import exit_with_parent, stop_on_signals
+
+
+@dataclass
+class Tally:
+    """The run's finished battles as counts: a long run keeps no per-battle rows in memory."""
+    a: int = 0
+    b: int = 0
+    ties: int = 0
+    failed: int = 0
+    turns: int = 0
+    invalid: int = 0
+    unavailable: int = 0
+    errors: set = field(default_factory=set)
+
+    def add(self, r: dict):
+        """One battle's result (a BattleResult's fields)."""
+        if r["winner"] is None:
+            self.failed += 1
+        else:
+            self.a += r["winner"] == "a"
+            self.b += r["winner"] == "b"
+            self.ties += r["winner"] == "tie"
+            self.turns += r["turns"]
+        self.invalid += r["invalid"]
+        self.unavailable += r["unavailable"]
+        if r["error"] and len(self.errors) < 100:
+            self.errors.add(r["error"])
+
+    @property
+    def played(self) -> int:
+        return self.a + self.b + self.ties
+
+    def score(self, args) -> str:
+        return f"{args.p1} {self.a}-{self.b} {args.p2}"
 
 
 def player_seeds(seed: int, worker: int) -> tuple[int, int]:
@@ -97,7 +132,7 @@ def run(args) -> dict:
     start = time.perf_counter()
     for p in procs:
         p.start()
-    done, rows, fatal, interrupted = 0, [], [], False
+    done, tally, fatal, interrupted = 0, Tally(), [], False
     bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
     try:
         while done < len(procs):
@@ -108,10 +143,9 @@ def run(args) -> dict:
                     break
                 continue
             if kind == "result":
-                rows.append(payload)
+                tally.add(payload)
                 bar.update(1)
-                a = sum(r["winner"] == "a" for r in rows)
-                bar.set_postfix_str(f"{args.p1} {a}-{sum(r['winner'] == 'b' for r in rows)} {args.p2}")
+                bar.set_postfix_str(tally.score(args))
             elif kind == "error":
                 fatal.append(payload)
                 tqdm.write(f"worker failed: {payload}", file=sys.stderr)
@@ -126,7 +160,7 @@ def run(args) -> dict:
             try:
                 kind, payload = results.get(timeout=0.5)
                 if kind == "result":
-                    rows.append(payload)
+                    tally.add(payload)
             except queue.Empty:
                 pass
     finally:
@@ -137,28 +171,24 @@ def run(args) -> dict:
                 p.terminate()
                 p.join()
     seconds = time.perf_counter() - start
-    return report(args, rows, fatal, seconds, interrupted)
+    return report(args, tally, fatal, seconds, interrupted)
 
 
-def report(args, rows, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
-    ok = [r for r in rows if r["winner"] is not None]
-    a = sum(r["winner"] == "a" for r in ok)
-    b = sum(r["winner"] == "b" for r in ok)
-    ties = sum(r["winner"] == "tie" for r in ok)
-    turns = sum(r["turns"] for r in ok)
-    out = {"format": args.format, "p1": args.p1, "p2": args.p2, **summarize(a, b, ties),
-           "p1_wins": a, "p2_wins": b, "ties": ties,
-           "mean_turns": turns / len(ok) if ok else None,
-           "battles_per_s": len(ok) / seconds if seconds else None,
-           "turns_per_s": turns / seconds if seconds else None,
-           "errors": len(rows) - len(ok) + len(fatal),
-           "invalid_choices": sum(r["invalid"] for r in rows),
-           "unavailable_choices": sum(r["unavailable"] for r in rows),
+def report(args, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
+    t = tally
+    out = {"format": args.format, "p1": args.p1, "p2": args.p2, **summarize(t.a, t.b, t.ties),
+           "p1_wins": t.a, "p2_wins": t.b, "ties": t.ties,
+           "mean_turns": t.turns / t.played if t.played else None,
+           "battles_per_s": t.played / seconds if seconds else None,
+           "turns_per_s": t.turns / seconds if seconds else None,
+           "errors": t.failed + len(fatal),
+           "invalid_choices": t.invalid,
+           "unavailable_choices": t.unavailable,
            "requested": args.num_matches, "seed": args.seed, "sim": args.sim, "workers": args.workers,
            "ray": args.ray, "lost_workers": lost_workers,
            "play_best_move": args.play_best_move,
            "seconds": seconds, "interrupted": interrupted,
-           "error_messages": sorted({r["error"] for r in rows if r["error"]} | set(fatal))[:20]}
+           "error_messages": sorted(t.errors | set(fatal))[:20]}
     return out
 
 

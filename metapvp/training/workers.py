@@ -51,7 +51,22 @@ def make_pool(cfg: dict):
     return WorkerPool(cfg, cfg["workers"])
 
 
-class WorkerPool:
+class Pool:
+    """What the trainer uses of a pool of workers: `size` workers; submit a command (args[i] to
+    worker i), gather the results in order; run does both."""
+    pending = None
+
+    def run(self, cmd: str, args: list) -> list:
+        """Runs `cmd` with args[i] on worker i, all at once; -> their results in order."""
+        self.submit(cmd, args)
+        return self.gather()
+
+    def check_idle(self):
+        if self.pending is not None:
+            raise RuntimeError(f"'{self.pending[0]}' is still running on the workers: gather it first")
+
+
+class WorkerPool(Pool):
     def __init__(self, cfg: dict, count: int):
         self.local = RolloutWorker(cfg, 0) if count == 0 else None
         self.procs, self.conns = [], []
@@ -75,15 +90,9 @@ class WorkerPool:
     def size(self) -> int:
         return max(1, len(self.conns))
 
-    def run(self, cmd: str, args: list) -> list:
-        """Runs `cmd` with args[i] on worker i, all at once; -> their results in order."""
-        self.submit(cmd, args)
-        return self.gather()
-
     def submit(self, cmd: str, args: list):
         """Starts `cmd` with args[i] on worker i and returns at once (in-process: when gathered)."""
-        if self.pending is not None:
-            raise RuntimeError(f"'{self.pending[0]}' is still running on the workers: gather it first")
+        self.check_idle()
         if self.local is None:
             for conn, arg in zip(self.conns, args):
                 conn.send((cmd, arg))

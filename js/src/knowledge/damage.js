@@ -4,10 +4,13 @@
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {getFinalSpeed} from '@smogon/calc/dist/mechanics/util.js';
 import {toID} from '../contract.js';
+import {BoundedCache} from './cache.js';
 
 const GENS = Array.from({length: 10}, (_, n) => (n ? Generations.get(n) : null));
-const CACHE_LIMIT = 100000;
-const OBJECT_LIMIT = 100000;
+// Entries per cache generation (see cache.js). Results are small and a worker's live battles
+// read ~50,000 of them; the calculator's objects are large and reused mostly within a turn.
+const RESULTS_LIMIT = 50000;
+const OBJECTS_LIMIT = 5000;
 // The HP a damage result reads. Moves whose damage follows the attacker's or the defender's exact
 // HP key it exactly. Otherwise only a few abilities and one move read it, by bands: the
 // attacker's at half (Defeatist) or a third (Blaze, Torrent, Overgrow, Swarm), the defender's
@@ -149,7 +152,7 @@ function damageFieldKey(f, hazards) {
   return k[hazards ? 1 : 0];
 }
 
-const cache = new Map();
+const cache = new BoundedCache(RESULTS_LIMIT);
 export const stats = {calls: 0, computed: 0, failed: 0};
 let bypass = false;
 
@@ -186,9 +189,7 @@ export function damage(gen, att, def, move, field, variant = '') {
   } catch (e) {
     stats.failed++;
   }
-  if (bypass) return r;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, r);
+  if (!bypass) cache.set(key, r);
   return r;
 }
 
@@ -197,14 +198,11 @@ export function damage(gen, att, def, move, field, variant = '') {
 // cache keys stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
 // before it changes anything).
 const BASE_KEYS = new WeakMap();  // object -> interned base key
-const INTERNED = new Map();       // key text -> number; a number is never given out twice
+const INTERNED = new BoundedCache(RESULTS_LIMIT);  // key text -> number, never given out twice
 let interned = 0;
 function intern(text) {
   let n = INTERNED.get(text);
-  if (n === undefined) {
-    if (INTERNED.size >= CACHE_LIMIT) INTERNED.clear();
-    INTERNED.set(text, n = interned++);
-  }
+  if (n === undefined) INTERNED.set(text, n = interned++);
   return n;
 }
 function keyOf(m, hpRead, boosts = 'all') {
@@ -214,15 +212,15 @@ function keyOf(m, hpRead, boosts = 'all') {
   for (const st of BOOSTS_READ[boosts]) out += `${m.boosts[st] || 0},`;
   return out;
 }
-const objects = new Map();
+const objects = new BoundedCache(OBJECTS_LIMIT);
 function remember(key, make) {
   let o = objects.get(key);
-  if (o === undefined) {
-    if (objects.size >= OBJECT_LIMIT) objects.clear();
-    objects.set(key, o = make());
-  }
+  if (o === undefined) objects.set(key, o = make());
   return o;
 }
+
+/** How many entries each cache holds (for benchmarks and the soak). */
+export const cacheSizes = () => ({results: cache.size, interned: INTERNED.size, objects: objects.size});
 const calcMonCached = (gen, m) => remember(`p${gen}#${keyOf(m, EXACT)}`, () => calcMon(gen, m));
 const fieldOfKey = field => remember(`f${fieldKey(field)}`, () => new Field(field));
 

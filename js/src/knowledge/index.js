@@ -2,8 +2,9 @@
 // (our moves with each legal gimmick, each own Pokemon's best hit), what the foe's active Pokemon
 // can do to each of ours, who moves first, and the foe's possible sets. The encoder writes it into
 // the singles-v2 features; the scripted players read the same numbers.
-import {damage, damageRow, speedOf, fieldOf, calcMon, uncached} from './damage.js';
-import {possibleSets, moveID} from './sets.js';
+import {damage, damageRow, speedOf, fieldOf, calcMon, uncached, cacheSizes} from './damage.js';
+import {possibleSets, moveID, setCacheSizes} from './sets.js';
+import {BoundedCache} from './cache.js';
 import {Dex} from '@pkmn/sim';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
 import {toID} from '../contract.js';
@@ -23,6 +24,9 @@ export function knowledgeOf(view) {
   view._knowledge = k;
   return k;
 }
+
+/** How many entries each of the knowledge's caches holds. */
+export const knowledgeCacheSizes = () => ({...cacheSizes(), ...setCacheSizes(), likelyStats: STATS_CACHE.size});
 
 /** The same knowledge computed again with no cached damage result (for checks). */
 export const knowledgeUncached = view => uncached(() => compute(view));
@@ -231,7 +235,7 @@ function fasterChance(ours, foes, trickRoom) {
 
 /** Likely stats (hp..spe, actual values) of a foe Pokemon from its likeliest set, or null
  * where the calculator does not know the species. */
-const STATS_CACHE = new Map();
+const STATS_CACHE = new BoundedCache(25000);
 function likelyStats(gen, mon) {
   const key = `${gen}|${mon.species}|${mon.level}|${mon.nature}|${mon.evs ? Object.values(mon.evs).join(',') : ''}|` +
     `${mon.ivs ? Object.values(mon.ivs).join(',') : ''}`;
@@ -244,7 +248,6 @@ function likelyStats(gen, mon) {
   } catch (e) {
     out = null;
   }
-  if (STATS_CACHE.size > 50000) STATS_CACHE.clear();
   STATS_CACHE.set(key, out);
   return out;
 }

@@ -5,6 +5,7 @@
 import {TeamGenerators} from '@pkmn/randoms';
 import {PRNG, Dex} from '@pkmn/sim';
 import {toID} from '../contract.js';
+import {BoundedCache} from './cache.js';
 
 const SAMPLES = 64;   // sets drawn per species: move frequencies to about +-6%
 // Hidden Power's type is not part of what the battle shows; the vocabulary has it without one.
@@ -103,17 +104,16 @@ function finish(sets, g, id) {
  * (ids, '' where unrevealed): {moves, items, abilities, teras: [[id, probability], ...] sorted
  * by probability, revealed ones first at 1; set: the most likely complete set}. null without
  * set data. */
-const narrowed = new Map();  // the same species and the same revealed facts give the same answer
+const narrowed = new BoundedCache(25000);  // the same species and revealed facts give the same answer
 export function possibleSets(format, name, known) {
   const key = `${format}|${name}|${known.moves.join(',')}|${known.item}|${known.ability}|${known.tera}`;
   let out = narrowed.get(key);
-  if (out === undefined) {
-    out = narrow(format, name, known);
-    if (narrowed.size > 50000) narrowed.clear();
-    narrowed.set(key, out);
-  }
+  if (out === undefined) narrowed.set(key, out = narrow(format, name, known));
   return out;
 }
+
+/** How many entries the set caches hold (for benchmarks and the soak). */
+export const setCacheSizes = () => ({species: species.size, narrowed: narrowed.size});
 
 function narrow(format, name, known) {
   const entry = speciesSets(format, name);
