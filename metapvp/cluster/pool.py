@@ -73,14 +73,9 @@ class RayWorkerPool(Pool):
         self.lost = 0                 # actors replaced after dying
         self.files: dict[str, object] = {}   # model file -> object ref of its bytes
         self.actor_class = ray.remote(num_cpus=1, max_restarts=0)(RolloutActor)
-        self.actors, self.places = [], []
+        self.actors, self.places = [None] * max(1, count), [None] * max(1, count)
         try:
-            for i in range(max(1, count)):
-                self.actors.append(self._spawn(i))
-                self.places.append(None)
-            refs = [a.where.remote() for a in self.actors]
-            for i, ref in enumerate(refs):
-                self.places[i] = self._get(i, ref, "start")
+            self._start(range(len(self.actors)))
         except BaseException:
             self.close()
             raise
@@ -93,18 +88,29 @@ class RayWorkerPool(Pool):
         # SPREAD: one actor per node before a second on any, so that every node's cores work
         return self.actor_class.options(scheduling_strategy="SPREAD").remote(self.cfg, index)
 
-    def _get(self, index: int, ref, what: str):
-        """One actor's reply to `what`; a timeout or a failure is a WorkerError naming it."""
-        ready, _ = self.ray.wait([ref], timeout=self.timeout)
-        if not ready:
-            raise WorkerError(f"{describe(index, self.places[index])} gave no reply to '{what}' "
-                              f"in {self.timeout:.0f} s (METAPVP_RAY_TIMEOUT)")
-        try:
-            return self.ray.get(ref)
-        except self.ray.exceptions.RayActorError as e:
-            raise WorkerError(f"{describe(index, self.places[index])} could not {what}:\n{e}") from None
-        except self.ray.exceptions.RayTaskError as e:
-            raise WorkerError(f"{describe(index, self.places[index])} failed:\n{e}") from None
+    def _start(self, indices):
+        """Starts actors `indices` and waits until each is up (its V8 context loaded); one that
+        dies on the way is started again, up to MAX_REPLACEMENTS times."""
+        waiting, tries = {}, {}
+        for i in indices:
+            self.actors[i], self.places[i], tries[i] = self._spawn(i), None, 0
+            waiting[self.actors[i].where.remote()] = i
+        while waiting:
+            ready, _ = self.ray.wait(list(waiting), num_returns=1, timeout=self.timeout)
+            if not ready:
+                raise WorkerError(f"{describe(next(iter(waiting.values())), None)} did not start in "
+                                  f"{self.timeout:.0f} s (METAPVP_RAY_TIMEOUT; are the cluster's CPUs taken?)")
+            i = waiting.pop(ready[0])
+            try:
+                self.places[i] = self.ray.get(ready[0])
+            except self.ray.exceptions.RayActorError as e:
+                tries[i] += 1
+                if tries[i] > MAX_REPLACEMENTS:
+                    raise WorkerError(f"{describe(i, None)} could not start:\n{e}") from None
+                self.lost += 1
+                log.warning("%s died while starting: started again (%d lost so far)", describe(i, None), self.lost)
+                self.actors[i] = self._spawn(i)
+                waiting[self.actors[i].where.remote()] = i
 
     def submit(self, cmd: str, args: list):
         self.check_idle()
@@ -157,9 +163,7 @@ class RayWorkerPool(Pool):
                 self.lost += 1
                 log.warning("%s died during '%s': replaced, asked again (%d lost so far)",
                             describe(i, self.places[i]), cmd, self.lost)
-                self.actors[i] = self._spawn(i)
-                self.places[i] = None
-                self.places[i] = self._get(i, self.actors[i].where.remote(), "start")
+                self._start([i])
                 waiting[self._ask(i, cmd, self.ray.put(args[i]), args[i])] = i
                 deadline[i] = time.monotonic() + self.timeout
             except self.ray.exceptions.RayTaskError as e:

@@ -1,12 +1,13 @@
 """Ray (metapvp/cluster/) on a real two-node cluster on this machine, over loopback: rollout
-actors land on both nodes, a smoke training runs on them, an actor killed mid-rollout is
-replaced and counted, head2head gives the local run's results, and every process the cluster
+actors land on both nodes, a smoke training runs on them and finishes although one of its
+actors is killed, an actor killed mid-rollout is replaced and counted, head2head gives the local run's results, and every process the cluster
 started is gone afterwards."""
 import csv
 import json
 import os
 import signal
 import tempfile
+import threading
 import time
 import unittest
 from pathlib import Path
@@ -15,6 +16,17 @@ from metapvp import ROOT
 from metapvp.exe import head2head
 from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
+
+
+def _processes() -> list[int]:
+    return [int(p.name) for p in Path("/proc").iterdir() if p.name.isdigit()]
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except (FileNotFoundError, ProcessLookupError):
+        return ""
 
 
 def alive(pid: int) -> bool:
@@ -72,17 +84,30 @@ class RayClusterTest(unittest.TestCase):
             finally:
                 pool.close()
 
-    def test_smoke_training_on_the_cluster(self):
+    def test_smoke_training_on_the_cluster_survives_a_killed_actor(self):
         cfg = load_expt(ROOT / "expts" / "smoke.yml",
-                        ["--workers", "2", "--ray.enabled", "true", "--ray.address", json.dumps(self.cluster.address)])
+                        ["--workers", "2", "--ray.enabled", "true", "--ray.address", json.dumps(self.cluster.address),
+                         "--total_decisions", "3000"])
         with tempfile.TemporaryDirectory() as tmp:
-            latest = Trainer(cfg, tmp).train()
-            self.assertTrue(latest.exists())
+            run = {}
+            thread = threading.Thread(target=lambda: run.update(latest=Trainer(cfg, tmp).train()))
+            thread.start()
+            victim = None
+            while thread.is_alive() and victim is None:   # an actor of the run, killed once it works
+                actors = [p for p in _processes() if _cmdline(p).startswith("ray::RolloutActor")]
+                if len(actors) == 2:
+                    time.sleep(2.0)
+                    victim = actors[0]
+                    os.kill(victim, signal.SIGKILL)
+                time.sleep(0.2)
+            thread.join(300)
+            self.assertIsNotNone(victim, "the run ended before an actor could be killed")
+            self.assertTrue(run.get("latest") and run["latest"].exists())
             with open(Path(tmp) / "metrics.csv", newline="") as f:
-                rows = [r for r in csv.DictReader(f) if r.get("charts/lost_workers")]
-            self.assertTrue(rows)
-            self.assertEqual({r["charts/lost_workers"] for r in rows}, {"0"})
-            self.assertTrue(any(r.get("eval/winrate_random") for r in csv.DictReader(open(Path(tmp) / "metrics.csv"))))
+                rows = list(csv.DictReader(f))
+            lost = [int(r["charts/lost_workers"]) for r in rows if r.get("charts/lost_workers")]
+            self.assertEqual(lost[-1], 1, lost)
+            self.assertTrue(any(r.get("eval/winrate_random") for r in rows))
 
     def test_head2head_gives_the_local_runs_results(self):
         common = ["--p1", "random", "--p2", "maxdamage", "--num-matches", "16", "--workers", "2", "--seed", "5", "--quiet"]
