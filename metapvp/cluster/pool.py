@@ -163,7 +163,11 @@ class RayWorkerPool(Pool):
                 self.lost += 1
                 log.warning("%s died during '%s': replaced, asked again (%d lost so far)",
                             describe(i, self.places[i]), cmd, self.lost)
-                self._start([i])
+                try:
+                    self._start([i])
+                except WorkerError as e:
+                    failed.append(e)
+                    continue
                 waiting[self._ask(i, cmd, self.ray.put(args[i]), args[i])] = i
                 deadline[i] = time.monotonic() + self.timeout
             except self.ray.exceptions.RayTaskError as e:
