@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 from metapvp import ROOT
 
@@ -36,6 +37,17 @@ def where() -> dict:
     import ray
     ctx = ray.get_runtime_context()
     return {"pid": os.getpid(), "node": ctx.get_node_id(), "ip": ray.util.get_node_ip_address()}
+
+
+def local_copy(path: str, ref, folder: Path) -> str:
+    """Where file `path` of the driver's machine is on this node: the path itself where it
+    exists here, else a copy of its bytes (object ref `ref`) fetched into `folder`."""
+    import ray
+    if os.path.exists(path):
+        return path
+    local = folder / f"{len(list(folder.iterdir()))}-{Path(path).name}"
+    local.write_bytes(ray.get(ref))
+    return str(local)
 
 
 def describe(index: int, place: dict | None, what: str = "worker") -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, log, where
+from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 
 FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # head2head arguments that may name files
 
@@ -23,15 +23,11 @@ FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # head2head arguments that may 
 class BattleActor:
     def play(self, args, indices: list[int], files: dict):
         """Yields where this actor is, then each battle's result as a dict."""
-        import ray
         from metapvp.exe.head2head import play_share
         yield where()
-        args = copy.copy(args)
+        args, folder = copy.copy(args), Path(tempfile.mkdtemp(prefix="metapvp-h2h-"))
         for attr, ref in files.items():
-            if not os.path.exists(getattr(args, attr)):
-                local = Path(tempfile.mkdtemp(prefix="metapvp-h2h-")) / Path(getattr(args, attr)).name
-                local.write_bytes(ray.get(ref))
-                setattr(args, attr, str(local))
+            setattr(args, attr, local_copy(getattr(args, attr), ref, folder))
         for r in play_share(args, indices):
             yield r.__dict__
 

@@ -15,7 +15,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, log, where
+from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 from metapvp.training.workers import COMMANDS, Pool, WorkerError
 
 
@@ -33,12 +33,9 @@ class RolloutActor:
     def call(self, cmd: str, arg, files: dict):
         """Runs `cmd` on the worker, first fetching the model files it names that this node
         lacks (files: path -> object ref of the file's bytes)."""
-        import ray
         for path, ref in files.items():
-            if path not in self.worker.files and not os.path.exists(path):
-                local = self.cache / f"{len(self.worker.files)}-{Path(path).name}"
-                local.write_bytes(ray.get(ref))
-                self.worker.files[path] = str(local)
+            if path not in self.worker.files:
+                self.worker.files[path] = local_copy(path, ref, self.cache)
         return COMMANDS[cmd](self.worker, arg)
 
 
