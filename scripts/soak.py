@@ -6,6 +6,7 @@ that nothing crashes, nothing hangs and memory does not creep.
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
 2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a
    local Showdown server, --live battles, several at once, both sides with the battle timer on;
+   both sample their own memory every tenth of the run (--memory-every), V8's heap included;
 3. with --probe N, N battles of the same head2head in this one process, printing after each
    tenth of them the process's memory, V8's heap and the battle-knowledge caches' sizes: it
    tells memory that creeps (a leak) from caches still filling up to their bounds.
@@ -17,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -27,20 +27,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from metapvp.engine.memory import rss_kib  # noqa: E402
 from metapvp.showdown.server import LocalServer  # noqa: E402
 
 WARMUP = 0.1       # share of a run before memory is compared
 SAMPLE_S = 5.0     # seconds between samples
-
-
-def rss_kib(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (FileNotFoundError, ProcessLookupError):
-        return None
-    return None
 
 
 def children(pid: int) -> list[int]:
@@ -116,7 +107,8 @@ def soak_head2head(n: int, outdir: Path) -> dict:
 def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     server = LocalServer(root=Path(tempfile.mkdtemp(prefix="metapvp-soak-")) / "server", throttle=False).start()
     try:
-        common = ["--port", str(server.port), "--max-concurrent", str(concurrent), "--timer"]
+        common = ["--port", str(server.port), "--max-concurrent", str(concurrent), "--timer",
+                  "--memory-every", str(max(1, n // 10))]
         bot = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), bot_spec,
                                 "--username", "soakbot", "--num-battles", str(n), "--outdir", str(outdir / "bot"),
                                 *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -133,6 +125,9 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
         server.stop()
     summary = json.loads(bot_out.strip().splitlines()[-1]) if bot_out.strip() else {}
     result = json.loads(ev_out.strip().splitlines()[-1]) if ev_out.strip() else {}
+    for name, report in (("challenge_bot", summary), ("smogon_eval", result)):
+        out["memory"].update(v8_growth(name, report.get("memory") or []))
+        out.setdefault("samples", {})[name] = report.get("memory")
     out.update(battles=result.get("played", 0), bot_wins=summary.get("wins"),
                errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
@@ -142,26 +137,33 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
 
 def soak_probe(n: int) -> dict:
     from metapvp.arena import play
-    from metapvp.engine import Simulator
-    from metapvp.engine.v8 import context
+    from metapvp.engine import Simulator, memory
     from metapvp.players import make_player
-    sim, v8 = Simulator(), context()
+    sim = Simulator()
     a, b = make_player("heuristic", seed=1), make_player("maxdamage", seed=2)
     step, series, errors, start = max(1, n // 10), [], 0, time.monotonic()
     for first in range(0, n, step):
         errors += sum(r.winner is None for r in play(a, b, "gen9randombattle", range(first, min(n, first + step)),
                                                      seed=0, backend=sim))
-        heap = v8.heap_stats()
-        series.append({"battles": min(n, first + step), "rss_mib": round(rss_kib(os.getpid()) / 1024, 1),
-                       "heap_used_mib": round(heap["used_heap_size"] / 2**20, 1),
-                       "heap_total_mib": round(heap["total_heap_size"] / 2**20, 1),
-                       "cached": v8.knowledge_stats()["cached"]})
+        series.append({"battles": min(n, first + step), **memory.sample()})
         print("probe " + json.dumps(series[-1]), flush=True)
     sim.close()
     return {"battles": n - errors, "errors": errors, "seconds": round(time.monotonic() - start, 1), "hung": False,
             "invalid_choices": None, "series": series,
             "memory": {"this process": growth_of([(s["battles"], s["rss_mib"] * 1024) for s in series]),
-                       "V8 heap used": growth_of([(s["battles"], s["heap_used_mib"] * 1024) for s in series])}}
+                       **v8_growth("this process", series)}}
+
+
+def v8_growth(name: str, series: list) -> dict:
+    """Growth of each V8 context's used heap over a process's memory samples (metapvp.engine.memory),
+    measured like resident memory: from the first sample after warm-up to the last."""
+    contracts = sorted({c for s in series for c in s.get("v8", {})})
+    out = {}
+    for c in contracts:
+        points = [(s["battles"], s["v8"][c]["heap_used_mib"] * 1024) for s in series if c in s.get("v8", {})]
+        if len(points) >= 3:
+            out[f"{name} V8 heap used ({c})"] = growth_of(points)
+    return out
 
 
 def growth_of(series: list) -> dict:

@@ -250,3 +250,9 @@ def context(contract: Contract | str | None = None) -> V8:
         if c.hash not in _contexts:
             _contexts[c.hash] = V8(c)
         return _contexts[c.hash]
+
+
+def contexts() -> list[V8]:
+    """The V8 contexts this process has started, one per contract."""
+    with _lock:
+        return list(_contexts.values())

@@ -27,7 +27,7 @@ from metapvp.showdown.client import ShowdownClient, ShowdownError
 from metapvp.showdown.login import LoginError
 
 
-def summarize(finished, args, seconds: float) -> dict:
+def summarize(finished, args, seconds: float, memory: list) -> dict:
     played = [f for f in finished if f.error is None]
     wins = sum(1 for f in played if f.won)
     ties = sum(1 for f in played if f.tie)
@@ -41,7 +41,8 @@ def summarize(finished, args, seconds: float) -> dict:
             "invalid_choices": sum(f.invalid for f in finished),
             "invalid_recovered": sum(f.recovered for f in finished),
             "rating_before": ratings[0][0] if ratings else None,
-            "rating_after": ratings[-1][1] if ratings else None, "seconds": round(seconds, 1)}
+            "rating_after": ratings[-1][1] if ratings else None, "seconds": round(seconds, 1),
+            **({"memory": memory} if memory else {})}
 
 
 async def run(args) -> dict:
@@ -64,7 +65,7 @@ async def run(args) -> dict:
         ticker.cancel()
         bar.n = len(client.stats.finished)
         bar.close()
-    return summarize(finished, args, time.monotonic() - start)
+    return summarize(finished, args, time.monotonic() - start, client.stats.memory)
 
 
 def main(argv=None) -> int:

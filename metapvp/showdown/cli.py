@@ -24,6 +24,9 @@ def add_connection_args(p: argparse.ArgumentParser):
     p.add_argument("--timer", action="store_true", help="turn the battle timer on in every battle")
     p.add_argument("--send-interval", type=float, default=0.0,
                    help="seconds between messages (about 0.6 for public servers' rate limits)")
+    p.add_argument("--memory-every", type=int, default=0, metavar="N",
+                   help="every N finished battles, sample this process's memory (resident set, V8 heap, "
+                        "knowledge caches) into the JSON summary")
 
 
 def options_from(args, **extra) -> ClientOptions:
@@ -36,4 +39,5 @@ def options_from(args, **extra) -> ClientOptions:
     return ClientOptions(url=url, username=args.username or f"metapvp-{secrets.token_hex(3)}",
                          password=read_password(args.password_file), login_server=args.login_server,
                          max_concurrent=args.max_concurrent, team=team, greedy=args.play_best_move,
-                         min_send_interval=args.send_interval, timer=args.timer, **extra)
+                         min_send_interval=args.send_interval, timer=args.timer,
+                         memory_every=args.memory_every, **extra)

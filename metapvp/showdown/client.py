@@ -14,6 +14,7 @@ from pathlib import Path
 
 import websockets
 
+from metapvp.engine import memory
 from metapvp.players import Player
 from metapvp.showdown.battles import BattleState, LiveBattles, to_id
 from metapvp.showdown.login import LOGIN_SERVER, LoginError, assertion_for, trn
@@ -41,6 +42,7 @@ class ClientOptions:
     accept_from: tuple = ()                 # challenge_bot: user ids it accepts from (empty: anyone)
     max_queue: int = 16                     # challenge_bot: challenges waiting while at max_concurrent
     timer: bool = False                     # turn the battle timer on in each battle
+    memory_every: int = 0                   # sample this process's memory every N finished battles
 
 ACCEPT_WAIT = 30.0  # seconds an accepted challenge counts as a battle before its room appears
 
@@ -61,6 +63,7 @@ class Finished:
 class Stats:
     finished: list = field(default_factory=list)
     reconnects: int = 0
+    memory: list = field(default_factory=list)   # {"battles": N, **metapvp.engine.memory.sample()}
 
 
 class ShowdownClient:
@@ -306,6 +309,8 @@ class ShowdownClient:
             Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
             (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")
         self.battles.battles.pop(b.room, None)
+        if self.o.memory_every and len(self.stats.finished) % self.o.memory_every == 0:
+            self.stats.memory.append({"battles": len(self.stats.finished), **memory.sample()})
         self.wake()
 
     def running(self) -> int:

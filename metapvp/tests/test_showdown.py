@@ -89,8 +89,9 @@ class LiveServerTest(unittest.TestCase):
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         try:
             evaluator = subprocess.run(
-                [sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "maxdamage", "--username", "evaluator",
-                 "--challenge", "acceptor", "--num-matches", "20", "--outdir", str(out), "--quiet", *common],
+                [sys.executable, str(ROOT / "metapvp/exe/smogon_eval.py"), "heuristic", "--username", "evaluator",
+                 "--challenge", "acceptor", "--num-matches", "20", "--outdir", str(out), "--quiet",
+                 "--memory-every", "10", *common],
                 capture_output=True, text=True, timeout=600)
             self.assertEqual(evaluator.returncode, 0, evaluator.stderr[-3000:])
             result = json.loads(evaluator.stdout.strip().splitlines()[-1])
@@ -110,6 +111,14 @@ class LiveServerTest(unittest.TestCase):
         summary = json.loads(bot_out.strip().splitlines()[-1])
         self.assertEqual((summary["battles"], summary["errors"]), (20, 0), bot_err[-2000:])
         self.assertEqual(summary["wins"], result["losses"])
+        # --memory-every 10: the process's memory after battles 10 and 20, V8's included
+        self.assertEqual([m["battles"] for m in result["memory"]], [10, 20])
+        for m in result["memory"]:
+            self.assertGreater(m["rss_mib"], 50)
+            [v8] = m["v8"].values()
+            self.assertGreater(v8["heap_used_mib"], 1)
+            self.assertGreater(v8["cached"]["results"], 0)
+        self.assertNotIn("memory", summary)   # only where asked for
 
     def test_forced_invalid_choice_is_recovered(self):
         url = self.server.url
