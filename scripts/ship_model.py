@@ -52,6 +52,16 @@ def eval_commands(dirs: list[Path], name: str) -> list[str]:
     return out
 
 
+def averaged_row(run: Path, meta: dict) -> list[str]:
+    """The row that says a model is an average of checkpoints (scripts/average_checkpoints.py)."""
+    names = meta.get("averaged_from")
+    if not names:
+        return []
+    first, last = names[0].removesuffix(".zip").split("-")[-1], names[-1].removesuffix(".zip").split("-")[-1]
+    return [f"| weights | the average of {len(names)} checkpoints, updates {int(first)}–{int(last)}: "
+            f"`./rp scripts/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
+
+
 def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
     fmt = meta["format"]
     hours = state["seconds"] / 3600
@@ -81,6 +91,7 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |",
         f"| experiment | [`{cfg.get('_expt', 'expts/gen9randombattle.yml')}`](../../{cfg.get('_expt', 'expts/gen9randombattle.yml')}) |",
         f"| made by | `{command}` |",
+        *averaged_row(run, meta),
         "",
         "### Strength",
         "",
