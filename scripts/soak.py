@@ -6,13 +6,17 @@ that nothing crashes, nothing hangs and memory does not creep.
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
 2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a
    local Showdown server, --live battles, several at once, both sides with the battle timer on;
-   both sample their own memory every tenth of the run (--memory-every), V8's heap included;
 3. with --probe N, N battles of the same head2head in this one process, printing after each
-   tenth of them the process's memory, V8's heap and the battle-knowledge caches' sizes: it
-   tells memory that creeps (a leak) from caches still filling up to their bounds.
+   twentieth of them the process's memory, V8's heap and the battle-knowledge caches' sizes.
 
-Memory growth is measured from the first sample after warm-up (the first WARMUP of the run) to
-the last, per process. Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
+Memory growth is measured two ways, per process:
+ - by time, from this script's own samples of each process's resident set (every 5 s): from
+   the first sample after the first WARMUP of the run to the last;
+ - warm, from the samples the metapvp processes take of themselves every twentieth of their
+   battles (--memory-every: resident set, V8 heap, knowledge-cache sizes): from the first
+   sample after the damage-results cache first turned over (the bounded caches are full; what
+   a process holds from then on is its steady state) to the last.
+Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
 hung or had errors."""
 from __future__ import annotations
 
@@ -30,7 +34,8 @@ sys.path.insert(0, str(ROOT))
 from metapvp.engine.memory import rss_kib  # noqa: E402
 from metapvp.showdown.server import LocalServer  # noqa: E402
 
-WARMUP = 0.1       # share of a run before memory is compared
+WARMUP = 0.1       # share of a run before memory sampled by time is compared
+SELF_SAMPLES = 20  # samples each metapvp process takes of itself over its battles
 SAMPLE_S = 5.0     # seconds between samples
 
 
@@ -95,10 +100,15 @@ def growth(samples: dict[str, list]) -> dict:
 
 def soak_head2head(n: int, outdir: Path) -> dict:
     cmd = [sys.executable, str(ROOT / "metapvp/exe/head2head.py"), "--p1", "heuristic", "--p2", "maxdamage",
-           "--num-matches", str(n), "--workers", "2", "--quiet", "--outdir", str(outdir / "h2h")]
+           "--num-matches", str(n), "--workers", "2", "--quiet", "--outdir", str(outdir / "h2h"),
+           "--memory-every", str(max(1, n // 2 // SELF_SAMPLES))]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     out = watch({"head2head": proc}, timeout=max(600.0, n * 0.5))
     result = json.loads((outdir / "h2h" / "results.json").read_text()) if (outdir / "h2h" / "results.json").exists() else {}
+    by_worker: dict[int, list] = {}
+    for m in result.get("memory", []):
+        by_worker.setdefault(m["worker"], []).append(m)
+    out["warm"] = {f"head2head worker {w + 1}": warm_growth(series) for w, series in sorted(by_worker.items())}
     out.update(battles=result.get("matches", 0), errors=result.get("errors"), exit_code=proc.returncode,
                invalid_choices=result.get("invalid_choices"), turns_per_s=result.get("turns_per_s"))
     return out
@@ -108,7 +118,7 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     server = LocalServer(root=Path(tempfile.mkdtemp(prefix="metapvp-soak-")) / "server", throttle=False).start()
     try:
         common = ["--port", str(server.port), "--max-concurrent", str(concurrent), "--timer",
-                  "--memory-every", str(max(1, n // 10))]
+                  "--memory-every", str(max(1, n // SELF_SAMPLES))]
         bot = subprocess.Popen([sys.executable, str(ROOT / "metapvp/exe/challenge_bot.py"), bot_spec,
                                 "--username", "soakbot", "--num-battles", str(n), "--outdir", str(outdir / "bot"),
                                 *common], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -125,9 +135,9 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
         server.stop()
     summary = json.loads(bot_out.strip().splitlines()[-1]) if bot_out.strip() else {}
     result = json.loads(ev_out.strip().splitlines()[-1]) if ev_out.strip() else {}
-    for name, report in (("challenge_bot", summary), ("smogon_eval", result)):
-        out["memory"].update(v8_growth(name, report.get("memory") or []))
-        out.setdefault("samples", {})[name] = report.get("memory")
+    out["warm"] = {name: warm_growth(report.get("memory") or [])
+                   for name, report in (("challenge_bot", summary), ("smogon_eval", result))}
+    out["samples"] = {"challenge_bot": summary.get("memory"), "smogon_eval": result.get("memory")}
     out.update(battles=result.get("played", 0), bot_wins=summary.get("wins"),
                errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
@@ -141,7 +151,7 @@ def soak_probe(n: int) -> dict:
     from metapvp.players import make_player
     sim = Simulator()
     a, b = make_player("heuristic", seed=1), make_player("maxdamage", seed=2)
-    step, series, errors, start = max(1, n // 10), [], 0, time.monotonic()
+    step, series, errors, start = max(1, n // SELF_SAMPLES), [], 0, time.monotonic()
     for first in range(0, n, step):
         errors += sum(r.winner is None for r in play(a, b, "gen9randombattle", range(first, min(n, first + step)),
                                                      seed=0, backend=sim))
@@ -150,20 +160,25 @@ def soak_probe(n: int) -> dict:
     sim.close()
     return {"battles": n - errors, "errors": errors, "seconds": round(time.monotonic() - start, 1), "hung": False,
             "invalid_choices": None, "series": series,
-            "memory": {"this process": growth_of([(s["battles"], s["rss_mib"] * 1024) for s in series]),
-                       **v8_growth("this process", series)}}
+            "memory": {"this process": growth_of([(s["battles"], s["rss_mib"] * 1024) for s in series])},
+            "warm": {"this process": warm_growth(series)}}
 
 
-def v8_growth(name: str, series: list) -> dict:
-    """Growth of each V8 context's used heap over a process's memory samples (metapvp.engine.memory),
-    measured like resident memory: from the first sample after warm-up to the last."""
-    contracts = sorted({c for s in series for c in s.get("v8", {})})
-    out = {}
-    for c in contracts:
-        points = [(s["battles"], s["v8"][c]["heap_used_mib"] * 1024) for s in series if c in s.get("v8", {})]
-        if len(points) >= 3:
-            out[f"{name} V8 heap used ({c})"] = growth_of(points)
-    return out
+def warm_growth(series: list) -> dict | None:
+    """A process's own samples (metapvp.engine.memory), from the first one after its damage-results
+    cache first turned over (its size fell: the bounded caches are full) to the last: resident
+    set and V8's total heap. None where the caches never filled."""
+    def results(s):
+        return sum(v["cached"]["results"] for v in s["v8"].values())
+    turned = next((i for i in range(1, len(series)) if results(series[i]) < results(series[i - 1])), None)
+    if turned is None or len(series) - turned < 2:
+        return None
+    first, last = series[turned], series[-1]
+    heap = [sum(v["heap_total_mib"] for v in s["v8"].values()) for s in (first, last)]
+    return {"from_battle": first["battles"], "to_battle": last["battles"],
+            "rss_mib": [first["rss_mib"], last["rss_mib"]],
+            "growth": round((last["rss_mib"] - first["rss_mib"]) / first["rss_mib"], 4),
+            "v8_heap_total_mib": heap, "v8_growth": round((heap[1] - heap[0]) / heap[0], 4)}
 
 
 def growth_of(series: list) -> dict:
@@ -178,6 +193,12 @@ def table(report: dict) -> str:
         for name, m in r["memory"].items():
             rows.append(f"  {name:<24} {m['first_mib']:>8.1f} -> {m['last_mib']:>8.1f} MiB "
                         f"({100 * m['growth']:+.1f}%), peak {m['peak_mib']:.1f}")
+        for name, w in r.get("warm", {}).items():
+            rows.append(f"  warm, {name}: " + ("the caches never filled" if w is None else
+                        f"battles {w['from_battle']} -> {w['to_battle']}: {w['rss_mib'][0]:.1f} -> "
+                        f"{w['rss_mib'][1]:.1f} MiB ({100 * w['growth']:+.1f}%), V8 heap "
+                        f"{w['v8_heap_total_mib'][0]:.1f} -> {w['v8_heap_total_mib'][1]:.1f} MiB "
+                        f"({100 * w['v8_growth']:+.1f}%)"))
     return "\n".join(rows)
 
 

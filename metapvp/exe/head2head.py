@@ -30,6 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from metapvp.arena import play, summarize
+from metapvp.engine import memory
 from metapvp.lifecycle import exit_with_parent, stop_on_signals
 
 
@@ -44,6 +45,7 @@ class Tally:
     invalid: int = 0
     unavailable: int = 0
     errors: set = field(default_factory=set)
+    memory: list = field(default_factory=list)   # the workers' memory samples (--memory-every)
 
     def add(self, r: dict):
         """One battle's result (a BattleResult's fields)."""
@@ -104,11 +106,13 @@ def write_log(args, index: int, log: str):
 def worker(args, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
-        for r in play_share(args, indices, stop):
+        for n, r in enumerate(play_share(args, indices, stop), 1):
             if args.outdir and r.log:
                 write_log(args, r.index, r.log)
             r.log = None
             results.put(("result", r.__dict__))
+            if args.memory_every and n % args.memory_every == 0:
+                results.put(("memory", {"worker": indices[0], "battles": n, **memory.sample()}))
     except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
         results.put(("error", f"{type(e).__name__}: {e}"))
     results.put(("done", None))
@@ -146,6 +150,8 @@ def run(args) -> dict:
                 tally.add(payload)
                 bar.update(1)
                 bar.set_postfix_str(tally.score(args))
+            elif kind == "memory":
+                tally.memory.append(payload)
             elif kind == "error":
                 fatal.append(payload)
                 tqdm.write(f"worker failed: {payload}", file=sys.stderr)
@@ -188,7 +194,8 @@ def report(args, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 
            "ray": args.ray, "lost_workers": lost_workers,
            "play_best_move": args.play_best_move,
            "seconds": seconds, "interrupted": interrupted,
-           "error_messages": sorted(t.errors | set(fatal))[:20]}
+           "error_messages": sorted(t.errors | set(fatal))[:20],
+           **({"memory": t.memory} if t.memory else {})}
     return out
 
 
@@ -225,6 +232,9 @@ def parse_args(argv=None):
     ap.add_argument("--team-p1", default=None, help="team file (export or packed) for --p1")
     ap.add_argument("--team-p2", default=None, help="team file (export or packed) for --p2")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument("--memory-every", type=int, default=0, metavar="N",
+                    help="every N battles, each local worker samples its memory (resident set, V8 heap, "
+                         "knowledge caches) into results.json (`memory`)")
     ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="play on Ray actors (one per worker): a local instance, or the cluster at "
                          "ADDRESS ('auto', 'ray://host:port')")

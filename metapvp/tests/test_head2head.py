@@ -146,7 +146,8 @@ class Head2HeadCliTest(unittest.TestCase):
     def test_results_logs_and_last_line(self):
         with tempfile.TemporaryDirectory() as out:
             cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "heuristic", "--p2", "random",
-                   "--num-matches", "6", "--workers", "2", "--concurrency", "3", "--outdir", out, "--quiet"]
+                   "--num-matches", "6", "--workers", "2", "--concurrency", "3", "--outdir", out, "--quiet",
+                   "--memory-every", "3"]
             proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             last = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -165,6 +166,12 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertIn("|start", saved_battle["log"])
             self.assertIn(saved_battle["winner"], ("p1", "p2", ""))
             self.assertTrue(saved_battle["inputLog"][0].startswith(">start"))
+            # --memory-every 3: each worker sampled itself after its 3 battles, V8's heap and caches too
+            self.assertEqual(sorted((m["worker"], m["battles"]) for m in last["memory"]), [(0, 3), (1, 3)])
+            for m in last["memory"]:
+                self.assertGreater(m["rss_mib"], 50)
+                [v8] = m["v8"].values()
+                self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
 
     def test_bad_spec_is_named(self):
         proc = subprocess.run([sys.executable, "-m", "metapvp.exe.head2head", "--p1", "nosuchplayer",

@@ -198,7 +198,10 @@ export function damage(gen, att, def, move, field, variant = '') {
 // cache keys stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
 // before it changes anything).
 const BASE_KEYS = new WeakMap();  // object -> interned base key
-const INTERNED = new BoundedCache(RESULTS_LIMIT);  // key text -> number, never given out twice
+// key text -> number, never given out twice. Bounded near what live battles use (a few thousand
+// Pokemon descriptions), not at the results' bound: it fills, and memory stops growing, sooner.
+// A number that ages out only strands the old results keyed by it until they age out too.
+const INTERNED = new BoundedCache(10000);
 let interned = 0;
 function intern(text) {
   let n = INTERNED.get(text);

@@ -104,7 +104,9 @@ function finish(sets, g, id) {
  * (ids, '' where unrevealed): {moves, items, abilities, teras: [[id, probability], ...] sorted
  * by probability, revealed ones first at 1; set: the most likely complete set}. null without
  * set data. */
-const narrowed = new BoundedCache(25000);  // the same species and revealed facts give the same answer
+// The same species and revealed facts give the same answer. Live battles use one entry per foe
+// Pokemon (under a thousand for 64 battles); narrowing again is cheap next to drawing the sets.
+const narrowed = new BoundedCache(5000);
 export function possibleSets(format, name, known) {
   const key = `${format}|${name}|${known.moves.join(',')}|${known.item}|${known.ability}|${known.tera}`;
   let out = narrowed.get(key);
