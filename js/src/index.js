@@ -80,6 +80,13 @@ const metapvp = {
   legalActions(requestJSON) {
     return JSON.stringify(legalChoices(Protocol.parseRequest(requestJSON)));
   },
+  /** The one entry point of calls from Python: `text` is the JSON of [function name, arguments].
+   * Arguments arrive as a string value, never inside source code: V8 keeps every distinct script
+   * it compiles, so a call written as code kept its arguments' size in the heap for good. */
+  invoke(text) {
+    const [name, args] = JSON.parse(text);
+    return metapvp[name](...args);
+  },
 };
 
 globalThis.metapvp = metapvp;

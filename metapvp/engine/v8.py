@@ -47,10 +47,11 @@ class V8:
         start = time.perf_counter()
         init_mini_racer(flags=V8_FLAGS, ignore_duplicate_init=True)  # no-op once V8 is up
         self.ctx = MiniRacer()
-        self._eval = _direct_eval(self.ctx) or _public_eval(self.ctx)
         self._eval_lock = threading.Lock()
         self.stuck: str | None = None   # why this context can no longer be used
         self.ctx.eval(BUNDLE.read_text())
+        # eval(code) for code written once; invoke(text) for every call, its arguments a value
+        self._eval, self._invoke = _direct_paths(self.ctx) or _public_paths(self.ctx)
         self.contract = contract
         info = json.loads(self.eval(f"metapvp.init({contract.js_args()})"))  # (args already JSON)
         if info["recordBytes"] != contract.record_bytes:
@@ -60,24 +61,29 @@ class V8:
         log.info("loaded %s into V8 in %.2f s", BUNDLE.name, self.load_seconds)
 
     def eval(self, code: str):
+        """Runs source code: for code that is the same every time (V8 keeps every distinct
+        script it compiles, so calls with changing arguments go through _fn)."""
+        return self._guarded(self._eval, code)
+
+    def _guarded(self, run, text: str):
         if self.stuck:
             raise EngineError(self.stuck)
         try:
             with self._eval_lock:
-                return self._eval(code)
+                return run(text)
         except (JSTimeoutException, queue.Empty):
             # the call may still be running (the fast path cannot interrupt it) and its late
             # answer would pass for the next call's: this context is done with
-            self.stuck = f"a call into V8 ran past {CALL_TIMEOUT_S:.0f} s ({code[:80]!r}); the context is unusable"
+            self.stuck = f"a call into V8 ran past {CALL_TIMEOUT_S:.0f} s ({text[:80]!r}); the context is unusable"
             raise EngineError(self.stuck) from None
         except JSEvalException as e:
             raise EngineError(_js_message(e)) from None
 
     # --- the JavaScript API (the `metapvp` object of js/src/index.js), one method per function.
-    # Arguments go in as JSON; functions that return JSON text are parsed here.
+    # Arguments go in as JSON text (metapvp.invoke); functions that return JSON text are parsed here.
 
     def _fn(self, name: str, *args):
-        return self.eval(f"metapvp.{name}({', '.join(json.dumps(a) for a in args)})")
+        return self._guarded(self._invoke, json.dumps([name, list(args)]))
 
     def call(self, handle: int, method: str, *args):
         """Calls a method of a JS object (an Engine or a Simulator); its JSON result, parsed."""
@@ -188,30 +194,39 @@ def _free(v8: V8, handle: int):
         log.debug("could not destroy JS object %d", handle, exc_info=True)
 
 
-def _public_eval(ctx: MiniRacer):
-    def public(code: str):
+def _public_paths(ctx: MiniRacer):
+    """mini-racer's public eval and function call (each through its asyncio loop thread)."""
+    invoke = ctx.eval("metapvp.invoke")
+
+    def public_eval(code: str):
         return ctx.eval(code, timeout_sec=CALL_TIMEOUT_S)
-    return public
+
+    def public_invoke(text: str):
+        return invoke(text, timeout_sec=CALL_TIMEOUT_S)
+    return public_eval, public_invoke
 
 
-def _direct_eval(ctx: MiniRacer):
+def _direct_paths(ctx: MiniRacer):
     """MiniRacer.eval hands each call to an asyncio loop thread, which hands it to V8's thread and
     waits for a callback: ~0.2 ms a call. Posting the task to V8 straight from the calling thread
     and waiting on the queue that mini-racer's own uncancelable tasks use costs ~0.07 ms. These are
-    internals of mini-racer 0.14.0 (pinned exactly); if they moved, None: the public eval is
-    used, and a warning says so."""
+    internals of mini-racer 0.14.0 (pinned exactly); if they moved, None: the public paths are
+    used, and a warning says so. -> (eval(code), invoke(text)): invoke calls metapvp.invoke with
+    `text` as its argument, set into an arguments array kept for the purpose."""
     try:
         from py_mini_racer._context import _UNCANCELABLE_TASK_CALLBACK_ID as task_id
+        from py_mini_racer import JSUndefined
         c = ctx._ctx
         dll, handle, results = c._dll, c._ctx, c._non_cancelable_mr_task_results_queue
-        to_js, to_py = c._python_to_value_handle, c._value_handle_to_python
+        to_js, to_py, wrap = c._python_to_value_handle, c._value_handle_to_python, c._wrap_raw_handle
+        invoke_fn, this, argv, first = (to_js(ctx.eval("metapvp.invoke")), to_js(JSUndefined),
+                                        to_js(ctx.eval("[]")), to_js(0))
+        dll.mr_call_function, dll.mr_set_object_item  # noqa: B018 -- present in this version?
     except (ImportError, AttributeError) as e:
         log.warning("mini-racer's internals moved (%s): V8 calls take the public path, ~3x slower", e)
         return None
 
-    def direct(code: str):
-        code_handle = to_js(code)
-        task = dll.mr_eval(handle, code_handle.raw, task_id)
+    def finish(task):
         try:
             value = results.get(timeout=CALL_TIMEOUT_S)
         except queue.Empty:
@@ -228,7 +243,16 @@ def _direct_eval(ctx: MiniRacer):
             # JS has replaced (Output.grow) stays valid while any view of it is in use.
             out.obj.value_handle = value
         return out
-    return direct
+
+    def direct_eval(code: str):
+        code_handle = to_js(code)
+        return finish(dll.mr_eval(handle, code_handle.raw, task_id))
+
+    def direct_invoke(text: str):
+        arg = to_js(text)
+        to_py(wrap(dll.mr_set_object_item(handle, argv.raw, first.raw, arg.raw)))  # raises what JS raised
+        return finish(dll.mr_call_function(handle, invoke_fn.raw, this.raw, argv.raw, task_id))
+    return direct_eval, direct_invoke
 
 
 def _js_message(e: JSEvalException) -> str:

@@ -117,6 +117,19 @@ class SimulatorTest(unittest.TestCase):
         self.assertTrue(np.array_equal(old, before))
         sim.close()
 
+    def test_calls_leave_nothing_in_the_heap(self):
+        """Arguments travel into V8 as values: written into source code, every call's arguments
+        stayed in the heap for good (V8 keeps each distinct script it compiles); 2,000 calls of
+        32 KB each kept ~110 MB, which a live bot's messages added up to over a long run."""
+        v8 = Simulator().v8
+        pad = "|c|x|" + "y" * 32_000
+        used = lambda: v8.heap_stats()["used_heap_size"] / 2 ** 20  # noqa: E731
+        before = used()
+        for i in range(2000):
+            [line] = v8.spectator_lines([f"{pad}{i}"])
+            self.assertTrue(line.endswith(str(i)))
+        self.assertLess(used() - before, 48, "MiB of V8 heap still used after 64 MB of call arguments")
+
     def test_a_stuck_call_is_an_error_not_a_hang(self):
         code = ("from metapvp.engine.v8 import context, EngineError\n"
                 "v8 = context()\n"
