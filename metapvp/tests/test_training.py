@@ -128,34 +128,6 @@ class NetworkTest(unittest.TestCase):
                 load_model(Path(tmp) / "junk.zip")
 
 
-    def test_checkpoints_average_to_one_model(self):
-        """scripts/average_checkpoints.py: the weights are the mean of the inputs', the
-        observation statistics the newest's; checkpoints of different networks are refused."""
-        torch.manual_seed(1)
-        other = new_model(self.contract).eval()
-        other.global_norm.mean.add_(3.0)
-        with tempfile.TemporaryDirectory() as tmp:
-            a = save_model(Path(tmp) / "model-000010.zip", self.model, self.contract, format="gen9randombattle")
-            b = save_model(Path(tmp) / "model-000020.zip", other, self.contract, format="gen9randombattle")
-            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "avg.zip"),
-                                  str(a), str(b)], capture_output=True, text=True, timeout=120)
-            self.assertEqual(run.returncode, 0, run.stderr)
-            avg, meta = load_model(Path(tmp) / "avg.zip")
-            self.assertEqual(meta["averaged_from"], ["model-000010.zip", "model-000020.zip"])
-            mine, theirs, got = self.model.state_dict(), other.state_dict(), avg.state_dict()
-            for name in ("global_norm.mean", "global_norm.var"):
-                torch.testing.assert_close(got[name], theirs[name])
-            weights = [k for k, v in got.items() if v.is_floating_point() and not k.startswith(("global_norm.", "pokemon_norm."))]
-            self.assertTrue(any(not torch.equal(mine[k], theirs[k]) for k in weights))
-            for k in weights:
-                torch.testing.assert_close(got[k], (mine[k] + theirs[k]) / 2)
-            big = save_model(Path(tmp) / "big.zip", new_model(self.contract, "medium"), self.contract)
-            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "x.zip"),
-                                  str(a), str(big)], capture_output=True, text=True, timeout=120)
-            self.assertEqual(run.returncode, 2)
-            self.assertIn("only checkpoints of one network can be averaged", run.stderr)
-
-
 class NetworkV2Test(NetworkTest):
     """The same checks on singles-v2, whose network also reads the battle knowledge."""
     contract_name = "singles-v2"
@@ -169,6 +141,36 @@ class NetworkV2Test(NetworkTest):
             after = self.model(obs)[0]
         legal = to_tensors(self.obs)["action.mask"] > 0
         self.assertGreater((before - after)[legal].abs().max().item(), 1e-4)
+
+
+class CheckpointAverageTest(unittest.TestCase):
+    def test_checkpoints_average_to_one_model(self):
+        """scripts/average_checkpoints.py: the weights are the mean of the inputs', the
+        observation statistics the newest's; checkpoints of different networks are refused."""
+        torch.manual_seed(1)
+        contract = load("singles-v2")
+        mine_model, other = new_model(contract).eval(), new_model(contract).eval()
+        other.global_norm.mean.add_(3.0)
+        with tempfile.TemporaryDirectory() as tmp:
+            a = save_model(Path(tmp) / "model-000010.zip", mine_model, contract, format="gen9randombattle")
+            b = save_model(Path(tmp) / "model-000020.zip", other, contract, format="gen9randombattle")
+            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "avg.zip"),
+                                  str(a), str(b)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(run.returncode, 0, run.stderr)
+            avg, meta = load_model(Path(tmp) / "avg.zip")
+            self.assertEqual(meta["averaged_from"], ["model-000010.zip", "model-000020.zip"])
+            mine, theirs, got = mine_model.state_dict(), other.state_dict(), avg.state_dict()
+            for name in ("global_norm.mean", "global_norm.var"):
+                torch.testing.assert_close(got[name], theirs[name])
+            weights = [k for k, v in got.items() if v.is_floating_point() and not k.startswith(("global_norm.", "pokemon_norm."))]
+            self.assertTrue(any(not torch.equal(mine[k], theirs[k]) for k in weights))
+            for k in weights:
+                torch.testing.assert_close(got[k], (mine[k] + theirs[k]) / 2)
+            big = save_model(Path(tmp) / "big.zip", new_model(contract, "medium"), contract)
+            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "x.zip"),
+                                  str(a), str(big)], capture_output=True, text=True, timeout=120)
+            self.assertEqual(run.returncode, 2)
+            self.assertIn("only checkpoints of one network can be averaged", run.stderr)
 
 
 class PPOPiecesTest(unittest.TestCase):
