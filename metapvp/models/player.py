@@ -1,10 +1,17 @@
-"""A trained policy as a player: every waiting battle goes through one forward pass."""
+"""A trained policy as a player: every waiting battle goes through one forward pass.
+
+Several models can play as one (an ensemble): their action probabilities are averaged, which
+plays better than either alone (README, "The shipped agent"). A temperature reshapes the
+(averaged) probabilities before sampling: 1 samples the policy as trained, 0 always takes its
+most probable action."""
 from __future__ import annotations
+
+from typing import Sequence
 
 import numpy as np
 import torch
 
-from metapvp.models.modelfile import load_model
+from metapvp.models.modelfile import ModelError, load_model
 from metapvp.models.network import PolicyNet
 from metapvp.players.base import Decisions, Player
 
@@ -14,29 +21,59 @@ def to_tensors(obs: dict[str, np.ndarray], device="cpu") -> dict[str, torch.Tens
 
 
 class NeuralPlayer(Player):
-    def __init__(self, model: PolicyNet, name: str = "model", seed: int | None = None,
-                 contract: str | None = None):
-        self.model = model.eval()
+    def __init__(self, model: PolicyNet | Sequence[PolicyNet], name: str = "model", seed: int | None = None,
+                 contract: str | None = None, temperature: float = 1.0):
+        if temperature < 0:
+            raise ValueError(f"{name}: temperature must be >= 0, got {temperature}")
+        self.models = [m.eval() for m in (model if isinstance(model, (list, tuple)) else [model])]
         self.name = name
         self.contract = contract  # the contract the model was trained on: battles are encoded with it
+        self.temperature = temperature
         self.generator = torch.Generator().manual_seed(seed if seed is not None else 0)
+
+    @property
+    def model(self) -> PolicyNet:
+        return self.models[0]
+
+    def _forward(self, obs: dict[str, np.ndarray]) -> tuple[torch.Tensor, torch.Tensor]:
+        """-> (the player's action probabilities: the models' mean at the temperature, win
+        probability: the models' mean)."""
+        t = to_tensors(obs)
+        probs, wins = [], []
+        for m in self.models:
+            logits, _, win = m(t)
+            probs.append(torch.softmax(logits, -1))
+            wins.append(torch.sigmoid(win))
+        p = torch.stack(probs).mean(0)
+        if self.temperature == 0:
+            p = torch.nn.functional.one_hot(p.argmax(-1), p.shape[-1]).to(p.dtype)
+        elif self.temperature != 1:
+            p = torch.softmax(torch.log(p.clamp_min(1e-30)) / self.temperature, -1)
+        return p, torch.stack(wins).mean(0)
 
     @torch.no_grad()
     def evaluate(self, obs: dict[str, np.ndarray]):
         """-> (probabilities (N, actions), win probability (N,)) as numpy."""
-        logits, _, win = self.model(to_tensors(obs))
-        return torch.softmax(logits, -1).numpy(), torch.sigmoid(win).numpy()
+        probs, win = self._forward(obs)
+        return probs.numpy(), win.numpy()
 
     @torch.no_grad()
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:
             return np.zeros(0, dtype=np.int64)
-        logits, _, _ = self.model(to_tensors(decisions.obs))
-        if greedy:
-            return logits.argmax(-1).numpy()
-        return torch.multinomial(torch.softmax(logits, -1), 1, generator=self.generator).squeeze(-1).numpy()
+        probs, _ = self._forward(decisions.obs)
+        if greedy or self.temperature == 0:
+            return probs.argmax(-1).numpy()
+        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy()
 
 
-def load_player(path, seed: int | None = None) -> NeuralPlayer:
-    model, meta = load_model(path)
-    return NeuralPlayer(model, name=str(path), seed=seed, contract=meta["contract"]["name"])
+def load_player(path, seed: int | None = None, temperature: float = 1.0) -> NeuralPlayer:
+    """One model file, or several (a list) played as an ensemble; they must share a contract."""
+    paths = list(path) if isinstance(path, (list, tuple)) else [path]
+    loaded = [load_model(p) for p in paths]
+    names = {meta["contract"]["name"] for _, meta in loaded}
+    if len(names) > 1:
+        raise ModelError("an ensemble's models must share a contract: "
+                         + ", ".join(f"{p} reads {meta['contract']['name']}" for p, (_, meta) in zip(paths, loaded)))
+    return NeuralPlayer([m for m, _ in loaded], name="+".join(map(str, paths)), seed=seed,
+                        contract=names.pop(), temperature=temperature)

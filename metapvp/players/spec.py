@@ -6,6 +6,10 @@
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
+  MODEL+MODEL...                            models (files or agent) played as one: their action
+                                            probabilities averaged; they must share a contract
+  MODEL@T                                   a model (or ensemble) sampled at temperature T:
+                                            1 as trained, 0 always its most probable action
 """
 from __future__ import annotations
 
@@ -46,25 +50,51 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = spec.strip()
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
-    if spec == "agent" or spec.startswith("agent:"):
-        return _load_model(spec, shipped_model(spec.partition(":")[2] or fmt), seed)
+    models, temperature = _models(spec, fmt)
+    if models:
+        return _load_model(spec, models, seed, temperature)
     if spec.startswith(","):
         return _named(spec, spec[1:], ())
     if ":" in spec and not Path(spec).exists():
         target, path = spec.split(":", 1)
         return _named(spec, target, (path,))
-    if Path(spec).is_file():
-        return _load_model(spec, spec, seed)
     raise SpecError(f"unknown player {spec!r}: use one of {', '.join(BUILTIN)}, agent, module.Class:path, "
-                    f",module.factory or a model file")
+                    f",module.factory, a model file, MODEL+MODEL or MODEL@TEMPERATURE")
 
 
-def _load_model(spec: str, path, seed: int | None) -> Player:
+def _models(spec: str, fmt: str) -> tuple[list, float]:
+    """The model files a spec names (agent, files, joined by '+', then '@T'), with the
+    temperature; ([], 1.0) where the spec is not made of models."""
+    body, temperature = spec, 1.0
+    head, at, tail = spec.rpartition("@")
+    if at and not Path(spec).is_file():
+        try:
+            temperature = float(tail)
+        except ValueError:
+            raise SpecError(f"player {spec!r}: {tail!r} after '@' is not a temperature (a number >= 0)") from None
+        if not temperature >= 0:
+            raise SpecError(f"player {spec!r}: the temperature must be a number >= 0, got {tail}")
+        body = head
+    parts = [body] if Path(body).is_file() else [p.strip() for p in body.split("+")]
+    paths = []
+    for part in parts:
+        if part == "agent" or part.startswith("agent:"):
+            paths.append(shipped_model(part.partition(":")[2] or fmt))
+        elif Path(part).is_file():
+            paths.append(part)
+        elif len(parts) > 1 or at:
+            raise SpecError(f"player {spec!r}: {part!r} is not a model file or agent[:FORMAT]")
+        else:
+            return [], 1.0
+    return paths, temperature
+
+
+def _load_model(spec: str, paths: list, seed: int | None, temperature: float) -> Player:
     try:
         from metapvp.models.player import load_player
     except ImportError as e:
         raise SpecError(f"player {spec!r}: loading model files needs metapvp.models ({e})") from None
-    return load_player(path, seed=seed)
+    return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:
