@@ -62,8 +62,7 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
             f"`./rp scripts/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
 
 
-def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str,
-         lineage: str | None = None) -> str:
+def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
     fmt = meta["format"]
     hours = state["seconds"] / 3600
     pre = cfg["pretrain"]
@@ -92,7 +91,6 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |",
         f"| experiment | [`{cfg.get('_expt', 'expts/gen9randombattle.yml')}`](../../{cfg.get('_expt', 'expts/gen9randombattle.yml')}) |",
         f"| made by | `{command}` |",
-        *([f"| lineage | {lineage} |"] if lineage else []),
         *averaged_row(run, meta),
         "",
         "### Strength",
@@ -130,8 +128,6 @@ def main(argv=None) -> int:
     ap.add_argument("--evals", type=Path, nargs="+", required=True)
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
-    ap.add_argument("--lineage", help="where its teachers came from, with their compute (a model taught by "
-                                      "earlier models)")
     args = ap.parse_args(argv)
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
@@ -143,7 +139,7 @@ def main(argv=None) -> int:
     shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
     curve = f"{fmt}-curve.png"
     shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
-    (SHIPPED_MODELS / "README.md").write_text(card(args.run, meta, state, cfg, args.evals, command, curve, args.lineage))
+    (SHIPPED_MODELS / "README.md").write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / 'README.md'}")
     return 0
 
