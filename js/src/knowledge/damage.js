@@ -4,7 +4,7 @@
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {getFinalSpeed} from '@smogon/calc/dist/mechanics/util.js';
 import {toID} from '../contract.js';
-import {BoundedCache} from './cache.js';
+import {BoundedCache, BoundedPairCache} from './cache.js';
 
 const GENS = Array.from({length: 10}, (_, n) => (n ? Generations.get(n) : null));
 // Entries per cache generation (see cache.js). Results are small and a worker's live battles
@@ -92,28 +92,49 @@ export function calcMon(gen, m) {
   return p;
 }
 
-// The calculator's own Move clone builds the move again from the dex (a deep copy of its data);
-// the mechanics only change its top-level fields and its contact flag, so a shallow copy with
-// its own flags serves, at a fraction of the cost.
-function moveClone() {
-  const c = Object.assign(Object.create(Move.prototype), this);
-  c.flags = {...this.flags};
-  return c;
-}
+// calculate() works on clones of its Pokemon and move. The calculator's own clones build them
+// again: a Pokemon's stats from base stats, EVs and IVs (own Pokemon would lose the exact stats
+// the request gives), a move from the dex (a deep copy of its data). These copy every field
+// instead: what the mechanics change gets its own object (a Pokemon's stat tables, moves and
+// types, a move's flags: its contact flag changes); the rest, species data included, is shared
+// and only read.
+const keepStatsClone = cloner(c => {
+  c.ivs = {...c.ivs};
+  c.evs = {...c.evs};
+  c.boosts = {...c.boosts};
+  c.rawStats = {...c.rawStats};
+  c.stats = {...c.stats};
+  c.moves = c.moves.slice();
+  c.types = c.types.slice();
+});
+const moveClone = cloner(c => { c.flags = {...c.flags}; });
 
-// calculate() works on clones, and the calculator's own clone recomputes stats from base stats,
-// EVs and IVs: own Pokemon would lose the exact stats the request gives. This clone copies every
-// field (the state the mechanics change gets its own object; the species data is shared, read only).
-function keepStatsClone() {
-  const c = Object.assign(Object.create(Pokemon.prototype), this);
-  c.ivs = {...this.ivs};
-  c.evs = {...this.evs};
-  c.boosts = {...this.boosts};
-  c.rawStats = {...this.rawStats};
-  c.stats = {...this.stats};
-  c.moves = this.moves.slice();
-  c.types = this.types.slice();
-  return c;
+/** A clone method for objects that have it as their own `clone` field: a copy of every own
+ * field, then `separate` gives the copy its own objects where it needs them. The copy is built
+ * by a constructor made for the object's field names, one per set of names: V8 builds an object
+ * field by field that way ten times faster than Object.assign onto Object.create(prototype). */
+function cloner(separate) {
+  return function clone() {
+    const c = new (copierOf(this))(this);
+    separate(c);
+    return c;
+  };
+}
+const COPIERS = new Map();  // the fields' names, joined -> constructor
+const COPIER_OF = new WeakMap();  // object -> its constructor, once looked up
+function copierOf(obj) {
+  let C = COPIER_OF.get(obj);
+  if (C) return C;
+  const keys = Object.keys(obj);
+  const names = keys.join(',');
+  C = COPIERS.get(names);
+  if (!C) {
+    C = new Function('s', keys.map(k => `this[${JSON.stringify(k)}] = s[${JSON.stringify(k)}];`).join('\n'));
+    C.prototype = Object.getPrototypeOf(obj);
+    COPIERS.set(names, C);
+  }
+  COPIER_OF.set(obj, C);
+  return C;
 }
 
 /** The calculator's Field from the client's battle, seen from `attacker`'s side. */
@@ -129,30 +150,90 @@ export function fieldOf(battle, attackerSide, defenderSide) {
     attackerSide: side(attackerSide), defenderSide: side(defenderSide)};
 }
 
-// Every field and side fact fieldOf sets goes into the whole key: the calculator reads more of
-// them than one might think (Multiscale counts as broken when the defender's side has hazards).
-// The damage key leaves out what only speed reads (Tailwind) and the attacker's own side, and
-// the defender's hazards unless its ability reads them (see FULL_HP_ABILITIES).
-const FIELD_KEYS = new WeakMap();
-function fieldKey(f) {
-  let k = FIELD_KEYS.get(f);
-  if (k === undefined) FIELD_KEYS.set(f, k = intern(JSON.stringify(f)));
+// Keys are numbers, not text: hashing a key text built afresh for every lookup cost more than
+// the rest of a cached result's lookup. Every description that a result reads gets a small id
+// once: a Pokemon's state as a move reads it (per object: see stateId), a field as a move reads
+// it (per object), a move with its generation and variant. A result's key is the pair
+// [attacker's id * 2^26 + defender's id, move's id * 2^21 + field's id]. Ids aged out of their
+// table are never given again, so the results keyed by them only strand until they age out too;
+// when ids near those bounds, every cache starts afresh (freshCaches).
+const STATE_BOUND = 2 ** 26, FIELD_BOUND = 2 ** 21;
+const HEADROOM = 64;  // ids one call can give out, and then some
+
+/** Small integer ids for texts, in the order first seen; bounded like the caches. */
+class Ids {
+  constructor(limit) {
+    this.known = new BoundedCache(limit);
+    this.next = 0;
+  }
+
+  of(text) {
+    let n = this.known.get(text);
+    if (n === undefined) this.known.set(text, n = this.next++);
+    return n;
+  }
+}
+
+// Live battles use a few thousand Pokemon and field descriptions: these fill, and memory stops
+// growing, well before the results do.
+const IDS_LIMIT = 10000;
+const BOOST_SLOTS = {atk: 0, spa: 1, def: 2, spd: 3, att: 4, defs: 5, all: 6};
+let bases, states, fields, stateMemo, fieldMemo, damageFieldMemo;
+let results, speeds, pokemonObjects, fieldObjects;
+function freshCaches() {
+  bases = new Ids(IDS_LIMIT);
+  states = new Ids(2 * IDS_LIMIT);
+  fields = new Ids(IDS_LIMIT);
+  stateMemo = new WeakMap();        // Pokemon object -> {base id, state id per reading}
+  fieldMemo = new WeakMap();        // field object -> whole field id
+  damageFieldMemo = new WeakMap();  // field object -> [field id as damage reads it, with hazards]
+  results = new BoundedPairCache(RESULTS_LIMIT);
+  speeds = new BoundedPairCache(RESULTS_LIMIT);
+  pokemonObjects = new BoundedPairCache(OBJECTS_LIMIT);
+  fieldObjects = new BoundedCache(OBJECTS_LIMIT);
+}
+freshCaches();
+function idsLeft() {
+  if (states.next > STATE_BOUND - HEADROOM || fields.next > FIELD_BOUND - HEADROOM) freshCaches();
+}
+
+/** The id of `m`'s state as a result reads it: its description, its HP read exactly, by bands
+ * or not at all, and the boosts in BOOSTS_READ[boosts]. Once per object and reading (an object
+ * is not changed after its first use: a changed copy gets its own). */
+function stateId(m, hpRead, boosts = 'all') {
+  let memo = stateMemo.get(m);
+  if (memo === undefined) stateMemo.set(m, memo = {base: bases.of(baseKey(m)), ids: []});
+  const slot = hpRead * 8 + BOOST_SLOTS[boosts];
+  let id = memo.ids[slot];
+  if (id === undefined) {
+    let text = `${memo.base}|${hpKey(m, hpRead)}|`;
+    for (const st of BOOSTS_READ[boosts]) text += `${m.boosts[st] || 0},`;
+    memo.ids[slot] = id = states.of(text);
+  }
+  return id;
+}
+
+// Every field and side fact fieldOf sets goes into the whole field's id: the calculator reads
+// more of them than one might think (Multiscale counts as broken when the defender's side has
+// hazards). The damage id leaves out what only speed reads (Tailwind) and the attacker's own
+// side, and the defender's hazards unless its ability reads them (see FULL_HP_ABILITIES).
+function fieldId(f) {
+  let k = fieldMemo.get(f);
+  if (k === undefined) fieldMemo.set(f, k = fields.of(JSON.stringify(f)));
   return k;
 }
-const DAMAGE_FIELD_KEYS = new WeakMap();
-function damageFieldKey(f, hazards) {
-  let k = DAMAGE_FIELD_KEYS.get(f);
+function damageFieldId(f, hazards) {
+  let k = damageFieldMemo.get(f);
   if (k === undefined) {
     const d = f.defenderSide;
     const base = [f.weather, f.terrain, f.isGravity, f.isMagicRoom, f.isWonderRoom,
       d.isReflect, d.isLightScreen, d.isAuroraVeil];
-    k = [intern(JSON.stringify(base)), intern(JSON.stringify([...base, d.isSR, d.spikes]))];
-    DAMAGE_FIELD_KEYS.set(f, k);
+    k = [fields.of(JSON.stringify(base)), fields.of(JSON.stringify([...base, d.isSR, d.spikes]))];
+    damageFieldMemo.set(f, k);
   }
   return k[hazards ? 1 : 0];
 }
 
-const cache = new BoundedCache(RESULTS_LIMIT);
 export const stats = {calls: 0, computed: 0, failed: 0};
 let bypass = false;
 
@@ -172,75 +253,72 @@ export function uncached(fn) {
  * (a status move, a Pokemon or move it does not know). */
 export function damage(gen, att, def, move, field, variant = '') {
   stats.calls++;
-  const mv = moveOf(gen, move, variant);
-  if (!mv) return null;
-  const id = move.toLowerCase();
-  const [attBoosts, defBoosts] = boostsRead(id, mv, att, field);
-  const key = `${gen}#${keyOf(att, attackerHP(att, id), attBoosts)}#` +
-    `${keyOf(def, defenderHP(def, id), defBoosts)}#${move}#${variant}#` +
-    `${attBoosts === 'all' ? fieldKey(field) : damageFieldKey(field, FULL_HP_ABILITIES.has(def.ability))}`;
-  let r = bypass ? undefined : cache.get(key);
+  const entry = moveOf(gen, move, variant);
+  if (!entry.move) return null;
+  idsLeft();
+  const [attBoosts, defBoosts] = boostsRead(entry.id, entry.move, att, field);
+  const pair = stateId(att, attackerHP(att, entry.id), attBoosts) * STATE_BOUND +
+    stateId(def, defenderHP(def, entry.id), defBoosts);
+  const rest = entry.num * FIELD_BOUND +
+    (attBoosts === 'all' ? fieldId(field) : damageFieldId(field, FULL_HP_ABILITIES.has(def.ability)));
+  let r = bypass ? undefined : results.get(pair, rest);
   if (r !== undefined) return r;
   r = null;
   stats.computed++;
   try {
-    const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), mv, fieldOfKey(field));
-    r = summarise(res.damage, mv);
+    const res = calculate(GENS[gen], calcMonCached(gen, att), calcMonCached(gen, def), entry.move, fieldOfCached(field));
+    r = summarise(res.damage, entry.move);
   } catch (e) {
     stats.failed++;
   }
-  if (!bypass) cache.set(key, r);
+  if (!bypass) results.set(pair, rest, r);
   return r;
 }
 
-// Keys and the calculator's objects, built once: a Pokemon's key but HP and boosts once per
-// object (a WeakMap, so that a changed copy gets its own), interned as a short number so that
-// cache keys stay short; the calculator's Pokemon, moves and fields once per key (calculate copies them
-// before it changes anything).
-const BASE_KEYS = new WeakMap();  // object -> interned base key
-// key text -> number, never given out twice. Bounded near what live battles use (a few thousand
-// Pokemon descriptions), not at the results' bound: it fills, and memory stops growing, sooner.
-// A number that ages out only strands the old results keyed by it until they age out too.
-const INTERNED = new BoundedCache(10000);
-let interned = 0;
-function intern(text) {
-  let n = INTERNED.get(text);
-  if (n === undefined) INTERNED.set(text, n = interned++);
-  return n;
-}
-function keyOf(m, hpRead, boosts = 'all') {
-  let base = BASE_KEYS.get(m);
-  if (base === undefined) BASE_KEYS.set(m, base = intern(baseKey(m)));
-  let out = `${base}|${hpKey(m, hpRead)}|`;
-  for (const st of BOOSTS_READ[boosts]) out += `${m.boosts[st] || 0},`;
-  return out;
-}
-const objects = new BoundedCache(OBJECTS_LIMIT);
-function remember(key, make) {
-  let o = objects.get(key);
-  if (o === undefined) objects.set(key, o = make());
-  return o;
-}
-
 /** How many entries each cache holds (for benchmarks and the soak). */
-export const cacheSizes = () => ({results: cache.size, interned: INTERNED.size, objects: objects.size});
-const calcMonCached = (gen, m) => remember(`p${gen}#${keyOf(m, EXACT)}`, () => calcMon(gen, m));
-const fieldOfKey = field => remember(`f${fieldKey(field)}`, () => new Field(field));
+export const cacheSizes = () => ({results: results.size, speeds: speeds.size, ids: bases.known.size +
+  states.known.size + fields.known.size, objects: pokemonObjects.size + fieldObjects.size});
+
+// The calculator's objects, once per state (calculate copies them before it changes anything).
+function calcMonCached(gen, m) {
+  const id = stateId(m, EXACT);
+  let p = pokemonObjects.get(id, gen);
+  if (p === undefined) pokemonObjects.set(id, gen, p = calcMon(gen, m));
+  return p;
+}
+function fieldOfCached(field) {
+  const id = fieldId(field);
+  let f = fieldObjects.get(id);
+  if (f === undefined) fieldObjects.set(id, f = new Field(field));
+  return f;
+}
 
 // Fixed-damage moves have no base power but do damage.
 const FIXED = ['Seismic Toss', 'Night Shade', 'Super Fang', 'Final Gambit', 'Endeavor', 'Psywave',
   'Counter', 'Mirror Coat', 'Metal Burst', 'Dragon Rage', 'Sonic Boom'];
-/** The calculator's move, or null for one that does no direct damage (or that it does not know). */
+/** The calculator's move for `move` in generation `gen` with `variant`, as {move (null for one
+ * that does no direct damage, or that it does not know), id, num (its id number)}: once per
+ * generation, variant and move name. */
+const MOVE_TABLES = {'': [], z: [], max: []};  // variant -> generation -> move name -> entry
+let moveNums = 0;
 function moveOf(gen, move, variant) {
-  return remember(`m${gen}#${move}#${variant}`, () => {
-    try {
-      const mv = new Move(GENS[gen], move, {useZ: variant === 'z', useMax: variant === 'max'});
-      mv.clone = moveClone;
-      return mv.category !== 'Status' && (mv.bp > 0 || mv.named(...FIXED)) ? mv : null;
-    } catch (e) {
-      return null;
-    }
-  });
+  const byGen = MOVE_TABLES[variant];
+  const table = byGen[gen] || (byGen[gen] = new BoundedCache(OBJECTS_LIMIT));
+  let entry = table.get(move);
+  if (entry === undefined) {
+    table.set(move, entry = {move: damagingMove(gen, move, variant), id: move.toLowerCase(), num: moveNums++});
+  }
+  return entry;
+}
+
+function damagingMove(gen, move, variant) {
+  try {
+    const mv = new Move(GENS[gen], move, {useZ: variant === 'z', useMax: variant === 'max'});
+    mv.clone = moveClone;
+    return mv.category !== 'Status' && (mv.bp > 0 || mv.named(...FIXED)) ? mv : null;
+  } catch (e) {
+    return null;
+  }
 }
 
 export function summarise(d, mv) {
@@ -268,8 +346,10 @@ export function damageRow(r, hp) {
 
 /** The calculator's final speed (boosts, paralysis, item, ability, weather, Tailwind). */
 export function speedOf(gen, m, field, side) {
-  const key = `s${gen}#${keyOf(m, EXACT)}#${fieldKey(field)}#${side.isTailwind}`;
-  let s = cache.get(key);
+  idsLeft();
+  const id = stateId(m, EXACT);
+  const rest = (fieldId(field) * 2 + (side.isTailwind ? 1 : 0)) * 16 + gen;
+  let s = speeds.get(id, rest);
   if (s === undefined) {
     try {
       const f = new Field(field);
@@ -277,7 +357,7 @@ export function speedOf(gen, m, field, side) {
     } catch (e) {
       s = null;
     }
-    cache.set(key, s);
+    speeds.set(id, rest, s);
   }
   return s;
 }
