@@ -117,6 +117,12 @@ def main():
                   bench_engine_in_v8(battles, 32, True, "singles-v2")[0]))
     after = v2.knowledge_stats()
     asked, computed = (after[k] - before[k] for k in ("calls", "computed"))
+    # the same encoder on other battles after those: every species' sets drawn, as in a long run
+    others = record(args.format, args.battles, args.seed + 1)
+    warm = bench_engine_in_v8(others, 32, True, "singles-v2")[0]
+    warm_decisions = sum(len(b["choices"]) for b in others)
+    steps.append(("  the encoder for singles-v2, warm (on other battles, after those)",
+                  warm * decisions / warm_decisions))  # (per decision, as the lines above)
     r = bench_bridge(battles, 32)
     steps.append(("+ the call from Python (the whole bridge), batch 32", r["seconds"]))
     print(f"\n{'the bridge, built up on the same streams':<66} {'us/decision':>12} {'vs simulator':>13}")
@@ -135,7 +141,8 @@ def main():
               f"{us:>12.1f} {us / sim_us:>12.1%}")
     print("\n'vs simulator': time per decision as a share of the simulator's own; the goal for the whole "
           "bridge is <= 10%. Each line of the build-up adds one layer to the line above it; the indented "
-          "line is the encoder line with singles-v2's encoder, and the Python call is measured on singles-v1.")
+          "lines are the encoder line with singles-v2's encoder (cold: a process's first battles; warm: other "
+          "battles after those), and the Python call is measured on singles-v1.")
 
 
 if __name__ == "__main__":

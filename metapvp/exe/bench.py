@@ -1,7 +1,7 @@
 """Benchmarks the whole stack against the raw simulator, side by side in one run.
 
     ./rp metapvp/exe/bench.py [--format gen9randombattle] [--battles 100] [--workers N]
-                              [--contracts singles-v1,singles-v2]
+                              [--contracts singles-v1,singles-v2] [--warmup N]
 
 Full stack: random against random through everything -- the in-process simulator, the headless
 clients, the encoder, the tensors read in Python, the actions chosen in Python (numpy) -- one
@@ -14,8 +14,10 @@ A second reference, "raw, mini-racer", plays the same raw battles inside mini-ra
 engine the full stack runs on (Node ships an older V8): the ratio against it is the cost of
 the clients, the encoder and Python alone. With several --contracts, the full stack runs once per
 contract and the last lines compare each with the first (e.g. the battle knowledge of singles-v2
-against singles-v1). A benchmark, not a test: run it on an otherwise idle
-machine."""
+against singles-v1). With --warmup N, each full-stack process first plays N other battles off
+the clock, as a long run has by then (the JIT warm; for singles-v2, the sets of most species
+drawn, which the first battles of a process pay for). A benchmark, not a test: run it on an
+otherwise idle machine."""
 from __future__ import annotations
 
 import argparse
@@ -45,7 +47,8 @@ def raw_mini_racer(fmt: str, battles: int, seed: int) -> dict:
     return out
 
 
-def full_stack(fmt: str, battles: int, seed: int, concurrency: int, contract: str = "singles-v1") -> dict:
+def full_stack(fmt: str, battles: int, seed: int, concurrency: int, contract: str = "singles-v1",
+               warmup: int = 0) -> dict:
     from metapvp.arena import play
     from metapvp.engine import Simulator, context
     from metapvp.players import RandomPlayer
@@ -59,6 +62,9 @@ def full_stack(fmt: str, battles: int, seed: int, concurrency: int, contract: st
 
     context(contract)  # load V8 before the clock starts, as a long run would have
     sim = Simulator(contract)
+    if warmup:  # other battles first, untimed: the JIT warm and every species' sets drawn
+        play(RandomPlayer(seed), RandomPlayer(seed + 1), fmt, range(warmup), seed=seed + 10_000,
+             concurrency=concurrency, backend=sim)
     start = time.perf_counter()
     turns = sum(r.turns for r in play(Counting(seed), Counting(seed + 1), fmt, range(battles),
                                       seed=seed, concurrency=concurrency, backend=sim))
@@ -98,6 +104,8 @@ def main():
     ap.add_argument("--concurrency", type=int, default=32)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--contracts", default="singles-v1", help="comma-separated; the full stack runs with each")
+    ap.add_argument("--warmup", type=int, default=0,
+                    help="battles each full-stack process plays before its clock starts (as in a long run)")
     args = ap.parse_args()
     contracts = args.contracts.split(",")
     W, n = args.workers, args.battles
@@ -108,12 +116,14 @@ def main():
     rows["raw, mini-racer"] = in_parallel(raw_mini_racer, [(args.format, n, args.seed)], one_cpu)
     full = {c: ("full" if len(contracts) == 1 else f"full {c}") for c in contracts}
     for c in contracts:
-        rows[f"{full[c]}, 1 core"] = in_parallel(full_stack, [(args.format, n, args.seed, args.concurrency, c)], one_cpu)
+        rows[f"{full[c]}, 1 core"] = in_parallel(full_stack, [(args.format, n, args.seed, args.concurrency, c,
+                                                                          args.warmup)], one_cpu)
     rows[f"raw, {W} cores"] = in_parallel(raw_node, [(args.format, n, args.seed + w) for w in range(W)])
     for c in contracts:
-        rows[f"{full[c]}, {W} cores"] = in_parallel(full_stack, [(args.format, n, args.seed + w, args.concurrency, c)
-                                                                for w in range(W)])
-    print(f"{args.format}, random vs random, {n} battles per process; '1 core' rows are pinned to CPU "
+        rows[f"{full[c]}, {W} cores"] = in_parallel(full_stack, [(args.format, n, args.seed + w, args.concurrency, c,
+                                                                 args.warmup) for w in range(W)])
+    warm = f", after {args.warmup} untimed" if args.warmup else ""
+    print(f"{args.format}, random vs random, {n} battles per process{warm}; '1 core' rows are pinned to CPU "
           f"{min(one_cpu)}\n")
     width = max(len(k) for k in rows) + 2
     print(f"{'':<{width}}{'battles':>8}{'turns':>8}{'seconds':>9}{'turns/s':>10}{'decisions/s':>13}")
