@@ -5,7 +5,8 @@ Every figure in the card comes from a file this reads, so the card can be rebuil
     ./rp scripts/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
 
-EVAL_DIR: a head2head --outdir (its results.json), the model as --p1, e.g.
+EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
+shipped; with @T for a temperature), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
 """
 from __future__ import annotations
@@ -22,12 +23,23 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import SHIPPED_MODELS  # noqa: E402
+from metapvp.players.spec import AGENT_TEMPERATURE, SHIPPED_MODELS, model_spec  # noqa: E402
 
 
 def model_meta(path: Path) -> dict:
     with zipfile.ZipFile(path) as z:
         return json.loads(z.read("metadata.json"))
+
+
+def temperature(r: dict) -> float:
+    """The temperature the model played at in a head2head result (0 with --play-best-move)."""
+    if r.get("play_best_move") in ("p1", "both"):
+        return 0.0
+    return model_spec(r["p1"], r["format"])[1]
+
+
+def how(t: float) -> str:
+    return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 
 
 def eval_rows(dirs: list[Path]) -> list[str]:
@@ -36,19 +48,20 @@ def eval_rows(dirs: list[Path]) -> list[str]:
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
         lo, hi = r["p1_win_rate_ci95"]
-        how = "best move" if r.get("play_best_move") in ("p1", "both") else "sampled"
-        rows.append(f"| `{r['p2']}` | {how} | {r['matches']} | **{r['p1_win_rate']:.3f}** | {lo:.3f}–{hi:.3f} | "
-                    f"{r['elo_diff']:+.0f} | {r['errors']} |")
+        rows.append(f"| `{r['p2']}` | {how(temperature(r))} | {r['matches']} | **{r['p1_win_rate']:.3f}** | "
+                    f"{lo:.3f}–{hi:.3f} | {r['elo_diff']:+.0f} | {r['errors']} |")
     return rows
 
 
-def eval_commands(dirs: list[Path], name: str) -> list[str]:
+def eval_commands(dirs: list[Path]) -> list[str]:
+    """Each evaluation as `agent` plays it now: the same temperature, with @T where not agent's own."""
     out = []
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
-        best = " --play-best-move p1" if r.get("play_best_move") in ("p1", "both") else ""
+        t = temperature(r)
+        name = "agent" if t == AGENT_TEMPERATURE else f"agent@{t:g}"
         out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
-                   f"--seed {r['seed']}{best}")
+                   f"--seed {r['seed']}")
     return out
 
 
@@ -95,15 +108,15 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         "",
         "### Strength",
         "",
-        "head2head, seats alternating; the agent samples from its policy (as `agent` does everywhere), or",
-        "with `--play-best-move p1` takes its most probable action:",
+        "head2head, seats alternating; `agent` takes the model's most probable action (best move), and",
+        "`agent@1` samples from its policy as in training:",
         "",
         *eval_rows(evals),
         "",
         "Each row comes from:",
         "",
         "```bash",
-        *eval_commands(evals, "agent"),
+        *eval_commands(evals),
         "```",
         "",
         "### Training curve",

@@ -2,14 +2,16 @@
 
   random | first | maxdamage | heuristic   a built-in baseline
   agent | agent:FORMAT                      the trained model shipped for the format played
-                                            (or FORMAT): static/models/FORMAT.zip
+                                            (or FORMAT): static/models/FORMAT.zip, taking its
+                                            most probable action (agent@1 samples, as trained)
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
   MODEL+MODEL...                            models (files or agent) played as one: their action
                                             probabilities averaged; they must share a contract
   MODEL@T                                   a model (or ensemble) sampled at temperature T:
-                                            1 as trained, 0 always its most probable action
+                                            1 as trained, 0 always its most probable action;
+                                            without @T, model files play at 1 and `agent` at 0
 """
 from __future__ import annotations
 
@@ -28,6 +30,9 @@ BUILTIN = {
 
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
+# `agent` is the shipped player at its strongest as measured: taking the most probable action
+# won 4 points more against heuristic than sampling (README, "The shipped agent").
+AGENT_TEMPERATURE = 0.0
 
 
 class SpecError(ValueError):
@@ -50,7 +55,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = spec.strip()
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
-    models, temperature = _models(spec, fmt)
+    models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
     if spec.startswith(","):
@@ -62,10 +67,10 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
                     f",module.factory, a model file, MODEL+MODEL or MODEL@TEMPERATURE")
 
 
-def _models(spec: str, fmt: str) -> tuple[list, float]:
+def model_spec(spec: str, fmt: str) -> tuple[list, float]:
     """The model files a spec names (agent, files, joined by '+', then '@T'), with the
-    temperature; ([], 1.0) where the spec is not made of models."""
-    body, temperature = spec, 1.0
+    temperature it plays them at; ([], 1.0) where the spec is not made of models."""
+    body, temperature = spec, None
     head, at, tail = spec.rpartition("@")
     if at and not Path(spec).is_file():
         try:
@@ -86,6 +91,8 @@ def _models(spec: str, fmt: str) -> tuple[list, float]:
             raise SpecError(f"player {spec!r}: {part!r} is not a model file or agent[:FORMAT]")
         else:
             return [], 1.0
+    if temperature is None:
+        temperature = AGENT_TEMPERATURE if all(p == "agent" or p.startswith("agent:") for p in parts) else 1.0
     return paths, temperature
 
 

@@ -21,6 +21,13 @@ class ShippedAgentTest(unittest.TestCase):
         wins = sum(r.winner == "a" for r in results)
         self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random")
 
+    def test_agent_takes_its_best_move_unless_given_a_temperature(self):
+        self.assertEqual(make_player("agent").temperature, 0.0)
+        self.assertEqual(make_player("agent@1").temperature, 1.0)
+        self.assertEqual(make_player("agent@0.5").temperature, 0.5)
+        # a model file plays as trained
+        self.assertEqual(make_player(str(SHIPPED_MODELS / "gen9randombattle.zip")).temperature, 1.0)
+
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
 
