@@ -12,6 +12,7 @@ import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from './simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from './actions.js';
 import {knowledgeOf, knowledgeUncached} from './knowledge/index.js';
+import {restartCaches} from './knowledge/damage.js';
 import {calcMon, calcSpecies, summarise, damageRow} from './knowledge/damage.js';
 import {toID} from './contract.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
@@ -26,13 +27,13 @@ const TERRAIN = {electricterrain: 'Electric', grassyterrain: 'Grassy', mistyterr
 const ORDER_ITEMS = new Set(['quickclaw', 'custapberry', 'laggingtail', 'fullincense']);
 const ORDER_ABILITIES = new Set(['prankster', 'galewings', 'triage', 'stall', 'quickdraw', 'myceliummight', 'unburden']);
 
-export function checkKnowledge({format, battles, seed}) {
+export function checkKnowledge({format, battles, seed, restartCachesEvery = 0}) {
   const prng = new PRNG(seed);
   const gen = Dex.formats.get(format).mod ? Dex.forFormat(Dex.formats.get(format)).gen : 9;
   const cgen = Generations.get(gen);
   const out = {format, decisions: 0, damage: {compared: 0, mismatches: 0, examples: []},
     sets: {foes: 0, checks: 0, grew: 0, missing_true_move: 0, no_data: 0, impossible_reveals: 0, examples: []},
-    speed: {compared: 0, disagreements: 0, examples: []}, cache: {compared: 0, mismatches: 0, examples: []}};
+    speed: {compared: 0, disagreements: 0, examples: []}, cache: {compared: 0, mismatches: 0, restarts: 0, examples: []}};
   const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`know-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
@@ -42,6 +43,11 @@ export function checkKnowledge({format, battles, seed}) {
       let predicted = null;
       if (view.needsDecision && view.request.active && !view.request.forceSwitch) {
         out.decisions++;
+        // the caches restarted as they do when their ids run out: what follows must still agree
+        if (restartCachesEvery && out.decisions % restartCachesEvery === 0) {
+          restartCaches();
+          out.cache.restarts++;
+        }
         const k = knowledgeOf(view);
         checkDamage(out.damage, match, view, k, cgen, gen);
         checkCache(out.cache, view, k);

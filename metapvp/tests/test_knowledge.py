@@ -28,8 +28,8 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         v8 = context("singles-v2")
-        cls.results = {f: v8.check_knowledge({"format": f, "battles": 6, "seed": [7, 8, 9, 10]})
-                       for f in FORMATS}
+        cls.results = {f: v8.check_knowledge({"format": f, "battles": 6, "seed": [7, 8, 9, 10],
+                                              "restartCachesEvery": 40}) for f in FORMATS}
         for f, r in cls.results.items():
             print(f"\n{f}: damage {r['damage']['mismatches']}/{r['damage']['compared']} differ, "
                   f"cached {r['cache']['mismatches']}/{r['cache']['compared']} differ from fresh, "
@@ -50,10 +50,12 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
 
     def test_cached_damage_equals_fresh_damage(self):
         # Every knowledge value computed with the damage cache off equals what the cache gave:
-        # its keys leave out only what the calculator does not read (HP, boosts, hazards).
+        # its keys leave out only what the calculator does not read (HP, boosts, hazards). The
+        # caches restart every 40 decisions, as they do when their ids run out.
         for f, r in self.results.items():
             c = r["cache"]
             self.assertGreater(c["compared"], 10000, f)
+            self.assertGreater(c["restarts"], 0, f)
             self.assertEqual(c["mismatches"], 0, f"{f}: {c['examples']}")
 
     def test_possible_moves_only_shrink_and_hold_the_true_set(self):

@@ -156,7 +156,7 @@ export function fieldOf(battle, attackerSide, defenderSide) {
 // it (per object), a move with its generation and variant. A result's key is the pair
 // [attacker's id * 2^26 + defender's id, move's id * 2^21 + field's id]. Ids aged out of their
 // table are never given again, so the results keyed by them only strand until they age out too;
-// when ids near those bounds, every cache starts afresh (freshCaches).
+// when ids near those bounds, every cache starts afresh (restartCaches).
 const STATE_BOUND = 2 ** 26, FIELD_BOUND = 2 ** 21;
 const HEADROOM = 64;  // ids one call can give out, and then some
 
@@ -180,7 +180,8 @@ const IDS_LIMIT = 10000;
 const BOOST_SLOTS = {atk: 0, spa: 1, def: 2, spd: 3, att: 4, defs: 5, all: 6};
 let bases, states, fields, stateMemo, fieldMemo, damageFieldMemo;
 let results, speeds, pokemonObjects, fieldObjects;
-function freshCaches() {
+/** Empties every cache and id table: when the ids near their bounds, and in the checks. */
+export function restartCaches() {
   bases = new Ids(IDS_LIMIT);
   states = new Ids(2 * IDS_LIMIT);
   fields = new Ids(IDS_LIMIT);
@@ -192,9 +193,9 @@ function freshCaches() {
   pokemonObjects = new BoundedPairCache(OBJECTS_LIMIT);
   fieldObjects = new BoundedCache(OBJECTS_LIMIT);
 }
-freshCaches();
+restartCaches();
 function idsLeft() {
-  if (states.next > STATE_BOUND - HEADROOM || fields.next > FIELD_BOUND - HEADROOM) freshCaches();
+  if (states.next > STATE_BOUND - HEADROOM || fields.next > FIELD_BOUND - HEADROOM) restartCaches();
 }
 
 /** The id of `m`'s state as a result reads it: its description, its HP read exactly, by bands
