@@ -12,8 +12,7 @@ import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from './simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from './actions.js';
 import {knowledgeOf, knowledgeUncached} from './knowledge/index.js';
-import {restartCaches} from './knowledge/damage.js';
-import {calcMon, calcSpecies, summarise, damageRow} from './knowledge/damage.js';
+import {calcMon, calcSpecies, summarise, damageRow, restartCaches} from './knowledge/damage.js';
 import {toID} from './contract.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
 
