@@ -2,9 +2,13 @@
 against the simulator's own cost per decision measured in the same V8 context.
 
     ./rp scripts/bench_engine.py [--format gen9randombattle] [--battles 64] [--batch 1,8,32,128]
+                                 [--warm-battles 64]
 
 Prints lines/s and decisions/s through the bridge for each batch size, the fixed cost of one
-call, and the bridge's cost per decision as a share of the simulator's. A benchmark, not a test:
+call, and the bridge's cost per decision as a share of the simulator's. For singles-v2 it also
+prints how many damage results a decision asks for and how many the calculator computes, in a
+fresh context and in one that has played --warm-battles other battles first (do results repeat
+across battles, so that a longer run or a larger cache would compute fewer?). A benchmark, not a test:
 the figures depend on the machine and its load."""
 import argparse
 import json
@@ -94,6 +98,8 @@ def main():
     ap.add_argument("--battles", type=int, default=64)
     ap.add_argument("--batch", default="1,8,32,128", help="comma-separated batch sizes (battles per call)")
     ap.add_argument("--seed", type=int, default=11)
+    ap.add_argument("--warm-battles", type=int, default=64,
+                    help="battles the warm singles-v2 context plays before the measured ones")
     args = ap.parse_args()
 
     context()  # load V8 before timing anything
@@ -123,9 +129,11 @@ def main():
     # the same battles in a second context that has played other battles first: the species'
     # sets drawn and the JIT warm, as in a long run, but none of these battles' results cached
     warm = V8(load("singles-v2"))
-    bench_engine_in_v8(record(args.format, args.battles, args.seed + 1), 32, True, warm)
-    steps.append(("  the encoder for singles-v2, warm (after other battles)",
+    bench_engine_in_v8(record(args.format, args.warm_battles, args.seed + 1), 32, True, warm)
+    before_warm = warm.knowledge_stats()
+    steps.append((f"  the encoder for singles-v2, warm (after {args.warm_battles} other battles)",
                   bench_engine_in_v8(battles, 32, True, warm)[0]))
+    warm_computed = warm.knowledge_stats()["computed"] - before_warm["computed"]
     r = bench_bridge(battles, 32)
     steps.append(("+ the call from Python (the whole bridge), batch 32", r["seconds"]))
     print(f"\n{'the bridge, built up on the same streams':<66} {'us/decision':>12} {'vs simulator':>13}")
@@ -134,7 +142,8 @@ def main():
         print(f"{name:<66} {us:>12.1f} {us / sim_us:>12.1%}")
 
     print(f"singles-v2 damage results per decision: {asked / decisions:.1f} asked, {computed / decisions:.1f} "
-          f"computed by the calculator (the rest from the cache)")
+          f"computed by the calculator (the rest from the cache); {warm_computed / decisions:.1f} computed "
+          f"after {args.warm_battles} other battles")
 
     print(f"\n{'batch':>6} {'calls':>6} {'lines/s':>10} {'decisions/s':>12} {'us/decision':>12} {'vs simulator':>13}")
     for batch in (int(b) for b in args.batch.split(",")):
