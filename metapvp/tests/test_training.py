@@ -208,6 +208,15 @@ class PPOPiecesTest(unittest.TestCase):
 
 
 class ConfigTest(unittest.TestCase):
+    def test_every_shipped_experiment_file_loads(self):
+        # the README's recipes and benchmarks: a key renamed in DEFAULTS must not strand one
+        files = sorted((ROOT / "expts").glob("*.yml"))
+        self.assertIn(ROOT / "expts" / "quick-warm.yml", files)
+        contracts = {p.stem for p in (ROOT / "contracts" / "environments").glob("*.json")}
+        for path in files:
+            with self.subTest(path.name):
+                self.assertIn(load_expt(path)["contract"], contracts)
+
     def test_import_override_and_errors(self):
         cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--ppo.learning_rate", "1e-4", "--seed=3"])
         self.assertEqual(cfg["ppo"]["learning_rate"], 1e-4)
