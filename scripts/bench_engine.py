@@ -84,6 +84,15 @@ def bench_engine_in_v8(battles, batch, encode, contract=None):
     return in_v8(battles, f"metapvp.replayEngine(__battles, {batch}, {str(encode).lower()})", contract)
 
 
+def knowledge_counts(v8, battles):
+    """Encodes `battles` in the singles-v2 context `v8`: (seconds, the damage results asked
+    for and computed meanwhile)."""
+    before = v8.knowledge_stats()
+    seconds = bench_engine_in_v8(battles, 32, True, v8)[0]
+    after = v8.knowledge_stats()
+    return seconds, {k: after[k] - before[k] for k in ("calls", "computed")}
+
+
 def call_overhead(n=2000):
     engine = Engine()
     start = time.perf_counter()
@@ -120,20 +129,14 @@ def main():
              ("+ the encoder, in V8, batch 32", bench_engine_in_v8(battles, 32, True)[0])]
     # singles-v2 adds the battle knowledge; its caches start cold here (every species' sets are
     # drawn on first sight, every damage result computed), as at the start of a run
-    v2 = context("singles-v2")
-    before = v2.knowledge_stats()
-    steps.append(("  the encoder for singles-v2 instead (battle knowledge, cold)",
-                  bench_engine_in_v8(battles, 32, True, "singles-v2")[0]))
-    after = v2.knowledge_stats()
-    asked, computed = (after[k] - before[k] for k in ("calls", "computed"))
+    seconds, cold = knowledge_counts(context("singles-v2"), battles)
+    steps.append(("  the encoder for singles-v2 instead (battle knowledge, cold)", seconds))
     # the same battles in a second context that has played other battles first: the species'
     # sets drawn and the JIT warm, as in a long run, but none of these battles' results cached
     warm = V8(load("singles-v2"))
     bench_engine_in_v8(record(args.format, args.warm_battles, args.seed + 1), 32, True, warm)
-    before_warm = warm.knowledge_stats()
-    steps.append((f"  the encoder for singles-v2, warm (after {args.warm_battles} other battles)",
-                  bench_engine_in_v8(battles, 32, True, warm)[0]))
-    warm_computed = warm.knowledge_stats()["computed"] - before_warm["computed"]
+    seconds, warmed = knowledge_counts(warm, battles)
+    steps.append((f"  the encoder for singles-v2, warm (after {args.warm_battles} other battles)", seconds))
     r = bench_bridge(battles, 32)
     steps.append(("+ the call from Python (the whole bridge), batch 32", r["seconds"]))
     print(f"\n{'the bridge, built up on the same streams':<66} {'us/decision':>12} {'vs simulator':>13}")
@@ -141,8 +144,9 @@ def main():
         us = seconds / decisions * 1e6
         print(f"{name:<66} {us:>12.1f} {us / sim_us:>12.1%}")
 
-    print(f"singles-v2 damage results per decision: {asked / decisions:.1f} asked, {computed / decisions:.1f} "
-          f"computed by the calculator (the rest from the cache); {warm_computed / decisions:.1f} computed "
+    print(f"singles-v2 damage results per decision: {cold['calls'] / decisions:.1f} asked, "
+          f"{cold['computed'] / decisions:.1f} computed by the calculator (the rest from the cache); "
+          f"{warmed['computed'] / decisions:.1f} computed "
           f"after {args.warm_battles} other battles")
 
     print(f"\n{'batch':>6} {'calls':>6} {'lines/s':>10} {'decisions/s':>12} {'us/decision':>12} {'vs simulator':>13}")

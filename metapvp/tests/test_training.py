@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from metapvp import ROOT
-from metapvp.contract import load
+from metapvp.contract import CONTRACTS, load
 from metapvp.engine import Simulator
 from metapvp.exe import integrated_rl_script
 from metapvp.models import ModelError, load_model, new_model, save_model
@@ -212,7 +212,7 @@ class ConfigTest(unittest.TestCase):
         # the README's recipes and benchmarks: a key renamed in DEFAULTS must not strand one
         files = sorted((ROOT / "expts").glob("*.yml"))
         self.assertIn(ROOT / "expts" / "quick-warm.yml", files)
-        contracts = {p.stem for p in (ROOT / "contracts" / "environments").glob("*.json")}
+        contracts = {p.stem for p in CONTRACTS.glob("*.json")}
         for path in files:
             with self.subTest(path.name):
                 self.assertIn(load_expt(path)["contract"], contracts)
