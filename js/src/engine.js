@@ -5,6 +5,7 @@ import {linesFor} from './perspective.js';
 import {legalChoices} from './actions.js';
 import {Output} from './output.js';
 import {POLICIES} from './policies.js';
+import {lookaheadMany} from './lookahead.js';
 
 export class Engine {
   constructor(contract) {
@@ -67,6 +68,12 @@ export class Engine {
     const policy = POLICIES[name];
     if (!policy) throw new Error(`no scripted policy '${name}'`);
     return keys.map(([battle, perspective]) => policy(this.view(battle, perspective)));
+  }
+
+  /** One-turn lookahead values of candidate actions for [battle, perspective] pairs (see
+   * lookahead.js). */
+  lookahead(keys, candidates) {
+    return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates);
   }
 
   /** The choice string for `action` in the view's current request, by the one rule for

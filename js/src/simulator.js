@@ -9,6 +9,7 @@ import {linesFor} from './perspective.js';
 import {Output} from './output.js';
 import {errorRecord} from './engine.js';
 import {POLICIES} from './policies.js';
+import {lookaheadMany} from './lookahead.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -212,11 +213,19 @@ export class Simulator {
   scripted(name, keys) {
     const policy = POLICIES[name];
     if (!policy) throw new Error(`no scripted policy '${name}'`);
-    return keys.map(([id, side]) => {
-      const match = this.matches.get(id);
-      if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
-      return policy(match.views[side]);
-    });
+    return keys.map(([id, side]) => policy(this.view(id, side)));
+  }
+
+  /** One-turn lookahead values of candidate actions for [battle id, side] pairs (see
+   * lookahead.js). */
+  lookahead(keys, candidates) {
+    return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates);
+  }
+
+  view(id, side) {
+    const match = this.matches.get(id);
+    if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
+    return match.views[side];
   }
 
   /** Abandons battles (e.g. on shutdown); returns how many were running. */

@@ -182,6 +182,14 @@ class V8Object:
         (battle id, side) pairs with decisions pending, in one call."""
         return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 
+    def lookahead(self, keys, candidates) -> list:
+        """One-turn lookahead (js/src/lookahead.js) of candidate actions, one list of action
+        indices per (battle id, side) pair: per pair, [mean, worst] material per candidate
+        (None where the simulator refused it), None where there is nothing to look ahead at,
+        or {"error": message} where the lookahead failed."""
+        return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
+                            [[int(a) for a in c] for c in candidates])
+
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""
         return self._views.records(rows)

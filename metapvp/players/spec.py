@@ -12,6 +12,9 @@
   MODEL@T                                   a model (or ensemble) sampled at temperature T:
                                             1 as trained, 0 always its most probable action;
                                             without @T, model files play at 1 and `agent` at 0
+  lookahead:MODEL                           a model (or ensemble) whose likeliest actions are
+                                            played one turn ahead in the simulator, the best
+                                            kept (metapvp.players.lookahead)
 """
 from __future__ import annotations
 
@@ -55,6 +58,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = spec.strip()
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
+    if spec.startswith(LOOKAHEAD):
+        return _lookahead(spec, seed, fmt)
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -102,6 +107,18 @@ def _load_model(spec: str, paths: list, seed: int | None, temperature: float) ->
     except ImportError as e:
         raise SpecError(f"player {spec!r}: loading model files needs metapvp.models ({e})") from None
     return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
+
+
+LOOKAHEAD = "lookahead:"
+
+
+def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
+    """lookahead:MODEL: the models' probabilities as trained, weighed against one turn ahead."""
+    models, _ = model_spec(spec[len(LOOKAHEAD):], fmt)
+    if not models:
+        raise SpecError(f"player {spec!r}: lookahead needs a model after {LOOKAHEAD!r} (agent, a model file, MODEL+MODEL)")
+    from metapvp.players.lookahead import LookaheadPlayer
+    return LookaheadPlayer(_load_model(spec, models, seed, 1.0))
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

@@ -1,0 +1,73 @@
+"""A trained policy sharpened by one turn of lookahead.
+
+The policy names its likeliest actions; for each, the battle as the player sees it is played one
+turn ahead in the simulator against each move the foe likely has (js/src/lookahead.js), and
+scored by the material both sides have left. The action taken maximises
+
+    log p(action) + weight * ((1 - caution) * mean material + caution * worst material)
+
+so the policy's preferences stand where the turn's outcomes hardly differ (setting up, laying
+hazards), and a clearly better outcome (a KO, not being KOed) overrides a small preference.
+Decisions with nothing to look ahead at (forced switches, team preview) take the policy's most
+probable action."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from metapvp.players.base import Decisions, Player
+
+log = logging.getLogger(__name__)
+
+
+class LookaheadPlayer(Player):
+    """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
+    likeliest legal actions are looked at (fewer than that where the rest are below `floor`)."""
+
+    def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5):
+        if top < 1 or not weight >= 0 or not 0 <= caution <= 1:
+            raise ValueError(f"lookahead: top >= 1, weight >= 0 and 0 <= caution <= 1, got {top}, {weight}, {caution}")
+        self.policy = policy
+        self.name = f"lookahead:{policy.name}"
+        self.contract = policy.contract
+        self.top, self.floor, self.weight, self.caution = top, floor, weight, caution
+        self.looked = self.overruled = 0  # decisions looked ahead at; of them, where the policy's choice lost
+
+    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
+        if len(decisions) == 0:
+            return np.zeros(0, dtype=np.int64)
+        probs, _ = self.policy.evaluate(decisions.obs)
+        probs = probs * decisions.mask
+        chosen = probs.argmax(-1)
+        candidates = [self.candidates(row) for row in probs]
+        ask = [i for i, c in enumerate(candidates) if len(c) > 1]
+        if not ask:
+            return chosen
+        values = decisions.state.lookahead([decisions.keys[i] for i in ask], [candidates[i] for i in ask])
+        for i, found in zip(ask, values):
+            if isinstance(found, dict):
+                log.warning("lookahead failed in %s: %s; the policy decides", decisions.keys[i], found.get("error"))
+                continue
+            if found is None:
+                continue
+            best = self.best(probs[i], candidates[i], found)
+            self.looked += 1
+            if best is not None and best != chosen[i]:
+                self.overruled += 1
+                chosen[i] = best
+        return chosen
+
+    def candidates(self, p: np.ndarray) -> list[int]:
+        order = np.argsort(-p)[:self.top]
+        return [int(a) for k, a in enumerate(order) if p[a] > 0 and (k == 0 or p[a] >= self.floor)]
+
+    def best(self, p: np.ndarray, candidates: list[int], found: list) -> int | None:
+        """The candidate with the highest score; None where no candidate has a value."""
+        material = np.array([np.nan if v is None or v[0] is None else
+                             (1 - self.caution) * v[0] + self.caution * v[1] for v in found], dtype=np.float64)
+        if np.isnan(material).all():
+            return None
+        material = np.where(np.isnan(material), np.nanmin(material), material)
+        score = np.log(np.maximum(p[candidates], 1e-12)) + self.weight * material
+        return candidates[int(score.argmax())]

@@ -1,0 +1,108 @@
+"""One-turn lookahead (js/src/lookahead.js) and the player that weighs it against a policy
+(metapvp/players/lookahead.py)."""
+import math
+import unittest
+
+import numpy as np
+
+from metapvp.arena import play
+from metapvp.engine import Simulator
+from metapvp.players import SpecError, make_player
+from metapvp.players.lookahead import LookaheadPlayer
+
+G = 6  # gimmicks per action slot (js/src/actions.js)
+
+OURS = """Mewtwo
+Ability: Pressure
+- Psystrike
+- Splash
+
+Snorlax
+Ability: Thick Fat
+- Splash
+"""
+THEIRS = """Machamp
+Level: 5
+Ability: Guts
+- Splash
+
+Chansey
+Ability: Natural Cure
+- Splash
+"""
+
+
+def first_legal(step):
+    return [(d.battle, d.side, int(np.flatnonzero(step.obs["action.mask"][d.row])[0])) for d in step.decisions]
+
+
+class LookaheadTest(unittest.TestCase):
+    def test_a_knockout_is_worth_a_pokemon_and_a_wasted_turn_nothing(self):
+        sim = Simulator("singles-v2")
+        step = sim.start([{"id": "k", "format": "gen9customgame", "seed": "1,2,3,4", "p1team": OURS, "p2team": THEIRS}])
+        step = sim.step(first_legal(step))  # team preview: leads in team order
+        # turn 1: both use Splash, so the foe's one move is known
+        step = sim.step([(d.battle, d.side, 1 * G if d.side == "p1" else 0) for d in step.decisions])
+        psystrike, splash, snorlax = 0, 1 * G, 5 * G
+        (found,) = sim.lookahead([("k", "p1")], [[psystrike, splash, snorlax]])
+        self.assertEqual(len(found), 3)
+        # Splash against Splash changes nothing: we keep our two Pokemon at full HP, the foe its
+        # one revealed (Chansey is not seen yet, so not counted)
+        self.assertEqual(found[1], [1, 1])
+        self.assertEqual(found[2], [1, 1])  # nor does a switch into Splash
+        # Psystrike knocks out a level 5 Machamp: the foe loses a whole Pokemon
+        self.assertAlmostEqual(found[0][0], 2.0, places=6)
+        self.assertAlmostEqual(found[0][1], 2.0, places=6)
+        # an action its request does not have is refused, not an error
+        (found,) = sim.lookahead([("k", "p1")], [[3 * G]])
+        self.assertEqual(found, [[None, None]])
+        sim.abort()
+
+    def test_random_battles_of_every_generation_look_ahead_without_errors(self):
+        sim = Simulator("singles-v2")
+        looked = valued = 0
+        for gen in range(1, 10):
+            fmt = f"gen{gen}randombattle"
+            step = sim.start([{"id": f"{fmt}-{i}", "format": fmt, "seed": f"{gen},{i},5,6"} for i in range(2)])
+            while step.decisions:
+                p1 = [d for d in step.decisions if d.side == "p1"]
+                legal = [np.flatnonzero(step.obs["action.mask"][d.row])[:3].tolist() for d in p1]
+                found = sim.lookahead([(d.battle, d.side) for d in p1], legal)
+                for d, f in zip(p1, found):
+                    self.assertNotIsInstance(f, dict, f"{d.battle} turn {d.turn}: {f}")
+                    if f is None:
+                        continue
+                    looked += 1
+                    valued += sum(v[0] is not None and math.isfinite(v[0]) for v in f)
+                step = sim.step(first_legal(step))
+        self.assertGreater(looked, 100)
+        self.assertGreater(valued, 2 * looked)
+
+    def test_a_failed_lookahead_is_reported_per_battle(self):
+        sim = Simulator("singles-v2")
+        sim.start([{"id": "x", "format": "gen9randombattle", "seed": "1,2,3,4"}])
+        found = sim.lookahead([("nope", "p1"), ("x", "p1")], [[0], [0]])
+        self.assertIn("nope", found[0]["error"])
+        self.assertNotIsInstance(found[1], dict)
+        sim.abort()
+
+
+class LookaheadPlayerTest(unittest.TestCase):
+    def test_lookahead_agent_beats_random_and_overrules_its_policy_sometimes(self):
+        player = make_player("lookahead:agent", seed=1)
+        self.assertIsInstance(player, LookaheadPlayer)
+        results = list(play(player, make_player("random", 7), "gen9randombattle", range(20), seed=3, concurrency=20))
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertGreaterEqual(sum(r.winner == "a" for r in results), 18)
+        self.assertGreater(player.looked, 50)
+        self.assertGreater(player.overruled, 0)
+        self.assertLess(player.overruled, player.looked)
+
+    def test_lookahead_needs_a_model(self):
+        with self.assertRaises(SpecError) as e:
+            make_player("lookahead:random")
+        self.assertIn("lookahead needs a model", str(e.exception))
+
+
+if __name__ == "__main__":
+    unittest.main()
