@@ -6,8 +6,9 @@ Every figure in the card comes from a file this reads, so the card can be rebuil
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
-shipped; with @T for a temperature), e.g.
+shipped; with @T for a temperature, lookaheadN: before it for lookahead), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
+--card-only rewrites the card alone (the model and curve already shipped).
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import AGENT_TEMPERATURE, SHIPPED_MODELS, model_spec  # noqa: E402
+from metapvp.players.spec import AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, model_spec  # noqa: E402
 
 
 def model_meta(path: Path) -> dict:
@@ -31,14 +32,29 @@ def model_meta(path: Path) -> dict:
         return json.loads(z.read("metadata.json"))
 
 
-def temperature(r: dict) -> float:
-    """The temperature the model played at in a head2head result (0 with --play-best-move)."""
+AGENT = AGENT_LOOKAHEAD + "agent"  # what a bare `agent` plays
+
+
+def played(r: dict) -> str:
+    """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
+    --play-best-move) or lookaheadN:agent."""
+    spec = r["p1"]
+    if spec == "agent" or spec.startswith("agent:"):
+        return AGENT
+    m = LOOKAHEAD.match(spec)
+    if m:
+        return f"lookahead{m.group(1)}:agent"
     if r.get("play_best_move") in ("p1", "both"):
-        return 0.0
-    return model_spec(r["p1"], r["format"])[1]
+        return "agent@0"
+    return f"agent@{model_spec(spec, r['format'])[1]:g}"
 
 
-def how(t: float) -> str:
+def how(spec: str) -> str:
+    m = LOOKAHEAD.match(spec)
+    if m:
+        turns = int(m.group(1) or 1)
+        return f"{turns} turn{'s' if turns > 1 else ''} of lookahead"
+    t = float(spec.partition("@")[2])
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 
 
@@ -48,18 +64,17 @@ def eval_rows(dirs: list[Path]) -> list[str]:
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
         lo, hi = r["p1_win_rate_ci95"]
-        rows.append(f"| `{r['p2']}` | {how(temperature(r))} | {r['matches']} | **{r['p1_win_rate']:.3f}** | "
+        rows.append(f"| `{r['p2']}` | {how(played(r))} | {r['matches']} | **{r['p1_win_rate']:.3f}** | "
                     f"{lo:.3f}–{hi:.3f} | {r['elo_diff']:+.0f} | {r['errors']} |")
     return rows
 
 
 def eval_commands(dirs: list[Path]) -> list[str]:
-    """Each evaluation as `agent` plays it now: the same temperature, with @T where not agent's own."""
+    """Each evaluation's command as it reads now: `agent` where it played as agent does."""
     out = []
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
-        t = temperature(r)
-        name = "agent" if t == AGENT_TEMPERATURE else f"agent@{t:g}"
+        name = "agent" if played(r) == AGENT else played(r)
         out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
                    f"--seed {r['seed']}")
     return out
@@ -108,8 +123,10 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         "",
         "### Strength",
         "",
-        "head2head, seats alternating; `agent` takes the model's most probable action (best move), and",
-        "`agent@1` samples from its policy as in training:",
+        "head2head, seats alternating; `agent` plays the model with two turns of lookahead",
+        "(`metapvp/players/lookahead.py`: its likeliest actions played ahead in the simulator from what it",
+        "can see, weighed against its preferences); `agent@0` takes the model's most probable action",
+        "(best move), and `agent@1` samples from its policy as in training:",
         "",
         *eval_rows(evals),
         "",
@@ -141,6 +158,7 @@ def main(argv=None) -> int:
     ap.add_argument("--evals", type=Path, nargs="+", required=True)
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
+    ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
     args = ap.parse_args(argv)
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
@@ -149,9 +167,10 @@ def main(argv=None) -> int:
     command = args.command or f"./rp metapvp/exe/integrated_rl_script.py {args.expt} runs/ship"
     SHIPPED_MODELS.mkdir(parents=True, exist_ok=True)
     fmt = meta["format"]
-    shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
     curve = f"{fmt}-curve.png"
-    shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
+    if not args.card_only:
+        shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
+        shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
     (SHIPPED_MODELS / "README.md").write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / 'README.md'}")
     return 0

@@ -19,13 +19,15 @@ const SILENT = () => {};
 
 /** For each action in `candidates` (action indices of view's request): the expected material
  * after one turn, [mean over the foe's likely moves, the worst of them]; NaN where the
- * simulator refused the action. null where there is nothing to look ahead at: no move request
- * (team preview, a forced switch, waiting) or no known foe. */
-export function lookahead(view, candidates) {
+ * simulator refused the action. At a forced switch, the turn looked at is the one after it,
+ * the Pokemon sent in taking its hardest hit. null where there is nothing to look ahead at
+ * (team preview, waiting, no known foe). */
+export function lookahead(view, candidates, playOn = 0) {
   const req = view.request;
-  if (!req || !req.side || req.teamPreview || req.forceSwitch || req.wait || !req.active) return null;
+  if (!req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch)) return null;
   const foeActive = view.foe.active[0];
   if (!foeActive || foeActive.fainted) return null;
+  if (req.forceSwitch) return switchIns(view, candidates, playOn);
   const start = rebuild(view);
   if (!start) return null;
   const foeMoves = start.foeMoves;
@@ -38,25 +40,45 @@ export function lookahead(view, candidates) {
       out.push([NaN, NaN]);
       continue;
     }
-    let mean = 0, total = 0, worst = Infinity;
-    for (let m = 0; m < foeMoves.length; m++) {
-      const v = playTurn(() => rebuild(view).battle, choice, `move ${m + 1}`, [view.battle.turn & 0xffff, a, m, 17]);
-      if (Number.isNaN(v)) continue;
-      mean += foeMoves[m] * v;
-      total += foeMoves[m];
-      worst = Math.min(worst, v);
-    }
-    out.push(total ? [mean / total, worst] : [NaN, NaN]);
+    out.push(againstFoe(view, foeMoves, () => rebuild(view).battle, choice, playOn, a));
   }
   return out;
 }
 
+function switchIns(view, candidates, playOn) {
+  const out = [];
+  for (const a of candidates) {
+    const j = Math.floor(a / G) - 4;
+    const r = view.request.side.pokemon[j];
+    const start = j >= 0 && r && !r.fainted && r.hp ? rebuild(view, j) : null;
+    if (!start) {
+      out.push([NaN, NaN]);
+      continue;
+    }
+    out.push(againstFoe(view, start.foeMoves, () => rebuild(view, j).battle, hardestHit, playOn, a));
+  }
+  return out;
+}
+
+/** [mean, worst] material after our `choice` against each of the foe's likely moves. */
+function againstFoe(view, foeMoves, start, choice, playOn, a) {
+  let mean = 0, total = 0, worst = Infinity;
+  for (let m = 0; m < foeMoves.length; m++) {
+    const v = playTurn(start, choice, `move ${m + 1}`, playOn, [view.battle.turn & 0xffff, a, m, 17]);
+    if (Number.isNaN(v)) continue;
+    mean += foeMoves[m] * v;
+    total += foeMoves[m];
+    worst = Math.min(worst, v);
+  }
+  return total ? [mean / total, worst] : [NaN, NaN];
+}
+
 /** lookahead() for many decisions: `views` are functions giving each decision's view. A
  * decision whose lookahead fails gets null with its error, and never stops the others. */
-export function lookaheadMany(views, candidates) {
+export function lookaheadMany(views, candidates, playOn) {
   return views.map((viewOf, i) => {
     try {
-      return lookahead(viewOf(), candidates[i]);
+      return lookahead(viewOf(), candidates[i], playOn);
     } catch (e) {
       return {error: e.message};
     }
@@ -64,12 +86,46 @@ export function lookaheadMany(views, candidates) {
 }
 
 /** Material after one turn from a freshly rebuilt start: our material minus the foe's; NaN
- * where a choice is refused. */
-function playTurn(start, ours, theirs, seed) {
+ * where a choice is refused. `ours`: a choice, or a rule giving one for the battle. */
+function playTurn(start, ours, theirs, playOn, seed) {
   const battle = start();
   battle.prng = new PRNG(seed);
-  if (!battle.choose('p1', ours) || !battle.choose('p2', theirs)) return NaN;
+  const own = typeof ours === 'function' ? ours(battle, battle.sides[0]) : ours;
+  if (!battle.choose('p1', own) || !battle.choose('p2', theirs)) return NaN;
+  for (let t = 0; t < playOn; t++) playOnce(battle);
   return material(battle.sides[0]) - material(battle.sides[1]);
+}
+
+/** One more turn, both sides taking their hardest-hitting move (replacing fainted Pokemon with
+ * the first able one): what a turn set up (a switch, a boost, a status) shows in what follows. */
+function playOnce(battle) {
+  const turn = battle.turn;
+  for (let guard = 0; guard < 6 && !battle.ended && battle.turn === turn; guard++) {
+    for (const side of battle.sides) {
+      const req = side.activeRequest;
+      if (!req || req.wait || side.isChoiceDone()) continue;
+      const choice = req.forceSwitch ? 'default' : hardestHit(battle, side);
+      if (!battle.choose(side.id, choice)) battle.choose(side.id, 'default');
+      if (battle.ended) return;
+    }
+  }
+}
+
+function hardestHit(battle, side) {
+  const req = side.activeRequest;
+  const me = side.active[0], foe = side.foe.active[0];
+  if (!me || !foe || !req.active) return 'default';
+  const types = foe.getTypes();
+  let best = 'default', bestScore = 0;
+  req.active[0].moves.forEach((m, i) => {
+    if (m.disabled) return;
+    const move = battle.dex.moves.get(m.id);
+    if (!move.exists || move.category === 'Status' || !battle.dex.getImmunity(move.type, types)) return;
+    const score = (move.basePower || 0) * 2 ** battle.dex.getEffectiveness(move.type, types) *
+      (me.hasType(move.type) ? 1.5 : 1);
+    if (score > bestScore) { bestScore = score; best = `move ${i + 1}`; }
+  });
+  return best;
 }
 
 function material(side) {
@@ -93,12 +149,13 @@ function ourChoice(req, a, slots) {
 
 /** The battle at this decision, as far as the player knows it: {battle, slots: request row ->
  * rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
- * active Pokemon cannot be rebuilt. */
-function rebuild(view) {
+ * active Pokemon cannot be rebuilt. `lead`: the request row sent in, for a forced switch. */
+function rebuild(view, lead = -1) {
   const req = view.request;
   const format = formatOf(view.battle);
   const ours = [], slots = [];
-  for (const r of req.side.pokemon) {
+  const rows = lead < 0 ? req.side.pokemon : [req.side.pokemon[lead], ...req.side.pokemon.filter((_, j) => j !== lead)];
+  for (const r of rows) {
     if (r.fainted || !r.hp) { slots.push(-1); continue; }
     slots.push(ours.length);
     ours.push(r);
@@ -113,7 +170,7 @@ function rebuild(view) {
     battle.choose('p1', 'default');
     battle.choose('p2', 'default');
   }
-  ours.forEach((r, i) => setOwn(battle, battle.sides[0].pokemon[i], r, i === 0 ? view.self.active[0] : null));
+  ours.forEach((r, i) => setOwn(battle, battle.sides[0].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
   foes.forEach((p, i) => setFoe(battle, battle.sides[1].pokemon[i], p));
   setField(battle, view);
   battle.turn = view.battle.turn;

@@ -218,8 +218,8 @@ export class Simulator {
 
   /** One-turn lookahead values of candidate actions for [battle id, side] pairs (see
    * lookahead.js). */
-  lookahead(keys, candidates) {
-    return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates);
+  lookahead(keys, candidates, playOn) {
+    return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn);
   }
 
   view(id, side) {

@@ -5,7 +5,7 @@ Request (one JSON object a line):
    "lines": ["|switch|p2a: Pikachu|Pikachu, L84|100/100", ...],   # protocol lines since the last
    "request": {...the |request| JSON, object or string...},       # the latest request, if any
    "perspective": "p1",                                           # optional: else request.side.id
-   "sample": false}                                               # optional: sample, not argmax
+   "sample": false}                                               # optional: sample, not the best
   {"battle": "...", "close": true}                                 # forget a battle
 Reply:
   {"battle": ..., "choice": "move 1", "action": 0, "probs": {"move 1": 0.7, ...}, "win": 0.63}
@@ -23,12 +23,13 @@ import logging
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 import torch
 
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.models.player import NeuralPlayer
+from metapvp.players.base import Decisions
+from metapvp.players.lookahead import LookaheadPlayer
 
 log = logging.getLogger(__name__)
 
@@ -54,7 +55,7 @@ class ApiBattle:
 class MoveApi:
     """The battles and the model; answer() is the whole protocol, transport aside."""
 
-    def __init__(self, player: NeuralPlayer, limits: Limits | None = None, engine: Engine | None = None):
+    def __init__(self, player: NeuralPlayer | LookaheadPlayer, limits: Limits | None = None, engine: Engine | None = None):
         self.player = player
         self.limits = limits or Limits()
         self.engine = engine or Engine(player.contract)
@@ -124,8 +125,10 @@ class MoveApi:
         obs = {k: v.copy() for k, v in batch.obs.items()}
         probs, win = self.player.evaluate(obs)
         p = probs[0]
-        action = int(np.argmax(p)) if not req.get("sample") else int(
-            torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
+        if req.get("sample"):
+            action = int(torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
+        else:  # the player's best: the most probable action, or what a lookahead player keeps
+            action = int(self.player.act(Decisions([(battle, state.perspective)], obs, self.engine), greedy=True)[0])
         choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
         if not choices:  # a request that allows nothing (malformed): the simulator's own pick
             return {"battle": battle, "choice": "default", "action": None, "rqid": rec.rqid, "probs": {},

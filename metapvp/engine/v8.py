@@ -182,13 +182,13 @@ class V8Object:
         (battle id, side) pairs with decisions pending, in one call."""
         return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 
-    def lookahead(self, keys, candidates) -> list:
+    def lookahead(self, keys, candidates, play_on: int = 1) -> list:
         """One-turn lookahead (js/src/lookahead.js) of candidate actions, one list of action
-        indices per (battle id, side) pair: per pair, [mean, worst] material per candidate
+        indices per (battle id, side) pair, followed by `play_on` turns of hardest hits: per pair, [mean, worst] material per candidate
         (None where the simulator refused it), None where there is nothing to look ahead at,
         or {"error": message} where the lookahead failed."""
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
-                            [[int(a) for a in c] for c in candidates])
+                            [[int(a) for a in c] for c in candidates], int(play_on))
 
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""

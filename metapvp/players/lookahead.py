@@ -23,16 +23,28 @@ log = logging.getLogger(__name__)
 
 class LookaheadPlayer(Player):
     """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
-    likeliest legal actions are looked at (fewer than that where the rest are below `floor`)."""
+    likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
+    `play_on`: turns played after the one looked at, both sides taking their hardest hit.
+    The defaults are the measured ones (README, "Looking a turn ahead")."""
 
-    def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5):
+    def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5,
+                 play_on: int = 0):
         if top < 1 or not weight >= 0 or not 0 <= caution <= 1:
             raise ValueError(f"lookahead: top >= 1, weight >= 0 and 0 <= caution <= 1, got {top}, {weight}, {caution}")
         self.policy = policy
         self.name = f"lookahead:{policy.name}"
         self.contract = policy.contract
         self.top, self.floor, self.weight, self.caution = top, floor, weight, caution
+        self.play_on = play_on
         self.looked = self.overruled = 0  # decisions looked ahead at; of them, where the policy's choice lost
+
+    @property
+    def generator(self):
+        return self.policy.generator
+
+    def evaluate(self, obs: dict[str, np.ndarray]):
+        """The policy's own probabilities and win estimate (what the move API reports)."""
+        return self.policy.evaluate(obs)
 
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:
@@ -44,7 +56,8 @@ class LookaheadPlayer(Player):
         ask = [i for i, c in enumerate(candidates) if len(c) > 1]
         if not ask:
             return chosen
-        values = decisions.state.lookahead([decisions.keys[i] for i in ask], [candidates[i] for i in ask])
+        values = decisions.state.lookahead([decisions.keys[i] for i in ask], [candidates[i] for i in ask],
+                                           self.play_on)
         for i, found in zip(ask, values):
             if isinstance(found, dict):
                 log.warning("lookahead failed in %s: %s; the policy decides", decisions.keys[i], found.get("error"))

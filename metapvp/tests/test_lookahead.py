@@ -44,7 +44,7 @@ class LookaheadTest(unittest.TestCase):
         # turn 1: both use Splash, so the foe's one move is known
         step = sim.step([(d.battle, d.side, 1 * G if d.side == "p1" else 0) for d in step.decisions])
         psystrike, splash, snorlax = 0, 1 * G, 5 * G
-        (found,) = sim.lookahead([("k", "p1")], [[psystrike, splash, snorlax]])
+        (found,) = sim.lookahead([("k", "p1")], [[psystrike, splash, snorlax]], play_on=0)
         self.assertEqual(len(found), 3)
         # Splash against Splash changes nothing: we keep our two Pokemon at full HP, the foe its
         # one revealed (Chansey is not seen yet, so not counted)
@@ -53,6 +53,12 @@ class LookaheadTest(unittest.TestCase):
         # Psystrike knocks out a level 5 Machamp: the foe loses a whole Pokemon
         self.assertAlmostEqual(found[0][0], 2.0, places=6)
         self.assertAlmostEqual(found[0][1], 2.0, places=6)
+        # Played on a turn with hardest hits, waiting costs nothing (Mewtwo's Psystrike comes
+        # next turn), but Snorlax has nothing to hit with
+        (found,) = sim.lookahead([("k", "p1")], [[psystrike, splash, snorlax]], play_on=1)
+        self.assertAlmostEqual(found[0][0], 2.0, places=6)
+        self.assertAlmostEqual(found[1][0], 2.0, places=6)
+        self.assertEqual(found[2], [1, 1])
         # an action its request does not have is refused, not an error
         (found,) = sim.lookahead([("k", "p1")], [[3 * G]])
         self.assertEqual(found, [[None, None]])
@@ -60,7 +66,7 @@ class LookaheadTest(unittest.TestCase):
 
     def test_random_battles_of_every_generation_look_ahead_without_errors(self):
         sim = Simulator("singles-v2")
-        looked = valued = 0
+        looked = valued = forced = 0
         for gen in range(1, 10):
             fmt = f"gen{gen}randombattle"
             step = sim.start([{"id": f"{fmt}-{i}", "format": fmt, "seed": f"{gen},{i},5,6"} for i in range(2)])
@@ -74,9 +80,12 @@ class LookaheadTest(unittest.TestCase):
                         continue
                     looked += 1
                     valued += sum(v[0] is not None and math.isfinite(v[0]) for v in f)
+                    if not step.obs["action.mask"][d.row][:4 * G].any():  # a forced switch
+                        forced += any(v[0] is not None for v in f)
                 step = sim.step(first_legal(step))
         self.assertGreater(looked, 100)
         self.assertGreater(valued, 2 * looked)
+        self.assertGreater(forced, 10)  # the Pokemon sent in after a faint is looked ahead with too
 
     def test_a_failed_lookahead_is_reported_per_battle(self):
         sim = Simulator("singles-v2")
@@ -98,10 +107,15 @@ class LookaheadPlayerTest(unittest.TestCase):
         self.assertGreater(player.overruled, 0)
         self.assertLess(player.overruled, player.looked)
 
-    def test_lookahead_needs_a_model(self):
+    def test_lookahead_needs_a_model_and_a_sane_number_of_turns(self):
         with self.assertRaises(SpecError) as e:
             make_player("lookahead:random")
         self.assertIn("lookahead needs a model", str(e.exception))
+        with self.assertRaises(SpecError) as e:
+            make_player("lookahead9:agent")
+        self.assertIn("1 to 3 turns", str(e.exception))
+        self.assertEqual(make_player("lookahead:agent").play_on, 0)
+        self.assertEqual(make_player("lookahead2:agent").play_on, 1)
 
 
 if __name__ == "__main__":

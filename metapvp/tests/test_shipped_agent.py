@@ -6,6 +6,7 @@ import unittest
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
+from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.spec import SHIPPED_MODELS
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
 
@@ -21,8 +22,12 @@ class ShippedAgentTest(unittest.TestCase):
         wins = sum(r.winner == "a" for r in results)
         self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random")
 
-    def test_agent_takes_its_best_move_unless_given_a_temperature(self):
-        self.assertEqual(make_player("agent").temperature, 0.0)
+    def test_agent_looks_two_turns_ahead_unless_given_a_temperature(self):
+        agent = make_player("agent")
+        self.assertIsInstance(agent, LookaheadPlayer)
+        self.assertEqual(agent.play_on, 1)
+        self.assertEqual(agent.policy.temperature, 1.0)  # the lookahead reads the policy as trained
+        self.assertEqual(make_player("agent@0").temperature, 0.0)
         self.assertEqual(make_player("agent@1").temperature, 1.0)
         self.assertEqual(make_player("agent@0.5").temperature, 0.5)
         # a model file plays as trained
