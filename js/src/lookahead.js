@@ -1,8 +1,9 @@
-// One-turn lookahead from what a player can see. The battle is rebuilt in the simulator: our
-// team exactly as the request gives it, the foe's revealed Pokemon with what they have shown and,
-// for the rest, the format's likeliest set (knowledge/sets.js); HP, status, boosts, Tera,
-// Substitute, weather, terrain and side conditions as shown. Then one turn is played for each
-// candidate action of ours against each move the foe's active Pokemon likely has, and each
+// Lookahead from what a player can see. The battle is rebuilt in the simulator: our team exactly
+// as the request gives it, the foe's revealed Pokemon with what they have shown and, for the
+// rest, the format's likeliest set (knowledge/sets.js); HP, status, boosts, Tera, Substitute,
+// weather, terrain and side conditions as shown. Then one turn is played for each candidate
+// action of ours against each move the foe's active Pokemon likely has (at a forced switch: for
+// each Pokemon that could come in), optionally more turns of both sides' hardest hits, and each
 // outcome is scored by what both sides have left (material). Players weigh these values against
 // a policy's own preferences (metapvp/players/lookahead.py).
 import {Battle as SimBattle, Dex, PRNG} from '@pkmn/sim';
@@ -74,7 +75,7 @@ function againstFoe(view, foeMoves, start, choice, playOn, a) {
 }
 
 /** lookahead() for many decisions: `views` are functions giving each decision's view. A
- * decision whose lookahead fails gets null with its error, and never stops the others. */
+ * decision whose lookahead fails gets {error} and never stops the others. */
 export function lookaheadMany(views, candidates, playOn) {
   return views.map((viewOf, i) => {
     try {
@@ -149,7 +150,8 @@ function ourChoice(req, a, slots) {
 
 /** The battle at this decision, as far as the player knows it: {battle, slots: request row ->
  * rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
- * active Pokemon cannot be rebuilt. `lead`: the request row sent in, for a forced switch. */
+ * active Pokemon has no moves to play. `lead`: the request row sent in at a forced switch (then
+ * it leads, and `slots` follow the reordered rows). */
 function rebuild(view, lead = -1) {
   const req = view.request;
   const format = formatOf(view.battle);
@@ -174,8 +176,7 @@ function rebuild(view, lead = -1) {
   foes.forEach((p, i) => setFoe(battle, battle.sides[1].pokemon[i], p));
   setField(battle, view);
   battle.turn = view.battle.turn;
-  const weights = foeSets[0].weights;
-  return {battle, slots, foeMoves: weights};
+  return {battle, slots, foeMoves: foeSets[0].weights};
 }
 
 function formatOf(battle) {
@@ -204,7 +205,7 @@ function setOwn(battle, p, r, client) {
 }
 
 /** The foe's Pokemon as a set: what it revealed, the rest from its likeliest set; `weights`
- * are how likely it has each of the moves given. null without set data or revealed moves. */
+ * are how likely it has each of the moves given (no moves without set data or revealed ones). */
 function foeSet(format, p) {
   const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility),
     tera: toID(p.terastallized)};

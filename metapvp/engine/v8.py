@@ -49,6 +49,10 @@ class V8:
         self.ctx = MiniRacer()
         self._eval_lock = threading.Lock()
         self.stuck: str | None = None   # why this context can no longer be used
+        # JS objects whose Python owners are gone, destroyed at the next call: a finalizer can run
+        # in the middle of a call (the garbage collector, while mini-racer converts its result)
+        # and must not wait for the lock that call holds
+        self._doomed: list[int] = []
         self.ctx.eval(BUNDLE.read_text())
         # eval(code) for code written once; invoke(text) for every call, its arguments a value
         self._eval, self._invoke = _direct_paths(self.ctx) or _public_paths(self.ctx)
@@ -70,6 +74,7 @@ class V8:
             raise EngineError(self.stuck)
         try:
             with self._eval_lock:
+                self._destroy_doomed()
                 return run(text)
         except (JSTimeoutException, queue.Empty):
             # the call may still be running (the fast path cannot interrupt it) and its late
@@ -78,6 +83,18 @@ class V8:
             raise EngineError(self.stuck) from None
         except JSEvalException as e:
             raise EngineError(_js_message(e)) from None
+
+    def _destroy_doomed(self):
+        while self._doomed:
+            handle = self._doomed.pop()
+            try:
+                self._invoke(json.dumps(["destroy", [handle]]))
+            except JSEvalException:
+                log.debug("could not destroy JS object %d", handle, exc_info=True)
+
+    def free_later(self, handle: int):
+        """Destroys JS object `handle` at the next call (safe from a finalizer: takes no lock)."""
+        self._doomed.append(handle)
 
     # --- the JavaScript API (the `metapvp` object of js/src/index.js), one method per function.
     # Arguments go in as JSON text (metapvp.invoke); functions that return JSON text are parsed here.
@@ -173,8 +190,8 @@ class V8Object:
         self._free = weakref.finalize(self, _free, self.v8, self.handle)
 
     def close(self):
-        """Frees the JS object: its battles and its output buffer (views of it must not be read
-        after). Calling it again does nothing."""
+        """Frees the JS object, its battles and its output buffer, at the context's next call
+        (views of it must not be read after). Calling it again does nothing."""
         self._free()
 
     def scripted(self, policy: str, keys) -> list[int]:
@@ -182,11 +199,11 @@ class V8Object:
         (battle id, side) pairs with decisions pending, in one call."""
         return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 
-    def lookahead(self, keys, candidates, play_on: int = 1) -> list:
-        """One-turn lookahead (js/src/lookahead.js) of candidate actions, one list of action
-        indices per (battle id, side) pair, followed by `play_on` turns of hardest hits: per pair, [mean, worst] material per candidate
-        (None where the simulator refused it), None where there is nothing to look ahead at,
-        or {"error": message} where the lookahead failed."""
+    def lookahead(self, keys, candidates, play_on: int = 0) -> list:
+        """Lookahead (js/src/lookahead.js) of candidate actions, one list of action indices per
+        (battle id, side) pair: a turn, then `play_on` turns of both sides' hardest hits. Per
+        pair: [mean, worst] material per candidate (None where the simulator refused it), None
+        where there is nothing to look ahead at, or {"error": message} where it failed."""
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
                             [[int(a) for a in c] for c in candidates], int(play_on))
 
@@ -196,10 +213,7 @@ class V8Object:
 
 
 def _free(v8: V8, handle: int):
-    try:
-        v8.destroy(handle)
-    except Exception:  # noqa: BLE001 -- at interpreter exit the context may be gone already
-        log.debug("could not destroy JS object %d", handle, exc_info=True)
+    v8.free_later(handle)
 
 
 def _public_paths(ctx: MiniRacer):

@@ -1,15 +1,17 @@
-"""A trained policy sharpened by one turn of lookahead.
+"""A trained policy sharpened by lookahead.
 
 The policy names its likeliest actions; for each, the battle as the player sees it is played one
-turn ahead in the simulator against each move the foe likely has (js/src/lookahead.js), and
-scored by the material both sides have left. The action taken maximises
+turn ahead in the simulator against each move the foe likely has (js/src/lookahead.js), then
+`play_on` more turns of both sides' hardest hits, and scored by the material both sides have
+left. At a forced switch the candidates are the Pokemon that could come in. The action taken
+maximises
 
     log p(action) + weight * ((1 - caution) * mean material + caution * worst material)
 
 so the policy's preferences stand where the turn's outcomes hardly differ (setting up, laying
 hazards), and a clearly better outcome (a KO, not being KOed) overrides a small preference.
-Decisions with nothing to look ahead at (forced switches, team preview) take the policy's most
-probable action."""
+Decisions with nothing to look ahead at (team preview, a fainted or unknown foe) take the
+policy's most probable action."""
 from __future__ import annotations
 
 import logging
@@ -25,7 +27,7 @@ class LookaheadPlayer(Player):
     """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
     likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
     `play_on`: turns played after the one looked at, both sides taking their hardest hit.
-    The defaults are the measured ones (README, "Looking a turn ahead")."""
+    The defaults are the measured ones (README, "Looking ahead at decision time")."""
 
     def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5,
                  play_on: int = 0):

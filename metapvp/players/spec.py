@@ -16,8 +16,8 @@
   lookahead:MODEL | lookaheadN:MODEL        a model (or ensemble) whose likeliest actions are
                                             played one turn ahead in the simulator (N turns:
                                             the later ones with both sides' hardest hits) and
-                                            weighed against its preferences
-                                            (metapvp.players.lookahead)
+                                            weighed against its preferences as trained (a
+                                            temperature is ignored; metapvp.players.lookahead)
 """
 from __future__ import annotations
 
@@ -39,8 +39,8 @@ BUILTIN = {
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # `agent` is the shipped player at its strongest as measured (README, "The shipped agent"): the
 # model with two turns of lookahead won 4.6 points more against heuristic than its most probable
-# action, which won 4 more than sampling. In ensembles and with lookahead, `agent` is the model
-# at its most probable action.
+# action, which won 4 more than sampling. In an ensemble (agent+MODEL), `agent` plays at its
+# most probable action.
 AGENT_LOOKAHEAD = "lookahead2:"
 AGENT_TEMPERATURE = 0.0
 

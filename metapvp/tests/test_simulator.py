@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 import unittest
 
 import numpy as np
@@ -103,6 +104,20 @@ class SimulatorTest(unittest.TestCase):
             results = list(play(make_player("random", 1), make_player("random", 2), "gen9randombattle", range(2)))
             self.assertEqual(len(results), 2)
         self.assertEqual(live(), before)
+
+    def test_a_simulator_freed_during_a_call_does_not_wait_for_it(self):
+        """The garbage collector can run a simulator's finalizer in the middle of another call
+        into the same context (while mini-racer converts the result); the finalizer waited for
+        that call's lock, on its own thread, for good. It now leaves the object to the next call."""
+        from metapvp.engine.v8 import context
+        v8 = context()
+        before = v8.live_objects()
+        sim = Simulator()
+        freed = threading.Event()
+        with v8._eval_lock:  # a call in progress
+            threading.Thread(target=lambda: (sim.close(), freed.set()), daemon=True).start()
+            self.assertTrue(freed.wait(10), "freeing a simulator waited for a call in progress")
+        self.assertEqual(v8.live_objects(), before)
 
     def test_views_of_a_replaced_buffer_stay_readable(self):
         """A view taken before the output buffer grew (JS replaced it) reads what it read
