@@ -24,7 +24,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, model_spec  # noqa: E402
+from metapvp.players.spec import AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, bare_agent, model_spec  # noqa: E402
 
 
 def model_meta(path: Path) -> dict:
@@ -39,7 +39,7 @@ def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
     --play-best-move) or lookaheadN:agent."""
     spec = r["p1"]
-    if spec == "agent" or spec.startswith("agent:"):
+    if bare_agent(spec):
         return AGENT
     m = LOOKAHEAD.match(spec)
     if m:

@@ -70,7 +70,7 @@ export class Engine {
     return keys.map(([battle, perspective]) => policy(this.view(battle, perspective)));
   }
 
-  /** One-turn lookahead values of candidate actions for [battle, perspective] pairs (see
+  /** Lookahead values of candidate actions for [battle, perspective] pairs (see
    * lookahead.js). */
   lookahead(keys, candidates, playOn) {
     return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates, playOn);

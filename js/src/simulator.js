@@ -216,7 +216,7 @@ export class Simulator {
     return keys.map(([id, side]) => policy(this.view(id, side)));
   }
 
-  /** One-turn lookahead values of candidate actions for [battle id, side] pairs (see
+  /** Lookahead values of candidate actions for [battle id, side] pairs (see
    * lookahead.js). */
   lookahead(keys, candidates, playOn) {
     return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn);

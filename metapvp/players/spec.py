@@ -45,6 +45,11 @@ AGENT_LOOKAHEAD = "lookahead2:"
 AGENT_TEMPERATURE = 0.0
 
 
+def bare_agent(spec: str) -> bool:
+    """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (AGENT_LOOKAHEAD)."""
+    return spec == "agent" or (spec.startswith("agent:") and "+" not in spec and "@" not in spec)
+
+
 class SpecError(ValueError):
     """A player spec that names nothing loadable."""
 
@@ -65,7 +70,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = spec.strip()
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
-    if spec == "agent" or (spec.startswith("agent:") and "+" not in spec and "@" not in spec):
+    if bare_agent(spec):
         spec = AGENT_LOOKAHEAD + spec
     if LOOKAHEAD.match(spec):
         return _lookahead(spec, seed, fmt)
