@@ -128,7 +128,7 @@ class MoveApi:
         if req.get("sample"):
             action = int(torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
         else:  # the player's best: the most probable action, or what a lookahead player keeps
-            action = int(self.player.act(Decisions([(battle, state.perspective)], obs, self.engine), greedy=True)[0])
+            action = int(self.player.choose(Decisions([(battle, state.perspective)], obs, self.engine), probs)[0])
         choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
         if not choices:  # a request that allows nothing (malformed): the simulator's own pick
             return {"battle": battle, "choice": "default", "action": None, "rqid": rec.rqid, "probs": {},

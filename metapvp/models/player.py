@@ -53,6 +53,10 @@ class NeuralPlayer(Player):
         probs, win = self._forward(obs)
         return probs.numpy(), win.numpy()
 
+    def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        """The best actions, given this player's probabilities for these decisions (evaluate())."""
+        return np.asarray(probs).argmax(-1)
+
     @torch.no_grad()
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:

@@ -51,7 +51,10 @@ class LookaheadPlayer(Player):
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:
             return np.zeros(0, dtype=np.int64)
-        probs, _ = self.policy.evaluate(decisions.obs)
+        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
+
+    def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        """The actions kept, given the policy's probabilities for these decisions (evaluate())."""
         probs = probs * decisions.mask
         chosen = probs.argmax(-1)
         candidates = [self.candidates(row) for row in probs]
