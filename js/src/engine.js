@@ -72,8 +72,8 @@ export class Engine {
 
   /** Lookahead values of candidate actions for [battle, perspective] pairs (see
    * lookahead.js). */
-  lookahead(keys, candidates, playOn) {
-    return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates, playOn);
+  lookahead(keys, candidates, playOn, samples) {
+    return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates, playOn, samples);
   }
 
   /** The choice string for `action` in the view's current request, by the one rule for

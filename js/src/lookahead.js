@@ -23,12 +23,12 @@ const SILENT = () => {};
  * simulator refused the action. At a forced switch, the turn looked at is the one after it,
  * the Pokemon sent in taking its hardest hit. null where there is nothing to look ahead at
  * (team preview, waiting, no known foe). */
-export function lookahead(view, candidates, playOn = 0) {
+export function lookahead(view, candidates, playOn = 0, samples = 1) {
   const req = view.request;
   if (!req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch)) return null;
   const foeActive = view.foe.active[0];
   if (!foeActive || foeActive.fainted) return null;
-  if (req.forceSwitch) return switchIns(view, candidates, playOn);
+  if (req.forceSwitch) return switchIns(view, candidates, playOn, samples);
   const start = rebuild(view);
   if (!start) return null;
   const foeMoves = start.foeMoves;
@@ -41,12 +41,12 @@ export function lookahead(view, candidates, playOn = 0) {
       out.push([NaN, NaN]);
       continue;
     }
-    out.push(againstFoe(view, foeMoves, () => rebuild(view).battle, choice, playOn, a));
+    out.push(againstFoe(view, foeMoves, () => rebuild(view).battle, choice, playOn, samples));
   }
   return out;
 }
 
-function switchIns(view, candidates, playOn) {
+function switchIns(view, candidates, playOn, samples) {
   const out = [];
   for (const a of candidates) {
     const j = Math.floor(a / G) - 4;
@@ -56,16 +56,22 @@ function switchIns(view, candidates, playOn) {
       out.push([NaN, NaN]);
       continue;
     }
-    out.push(againstFoe(view, start.foeMoves, () => rebuild(view, j).battle, hardestHit, playOn, a));
+    out.push(againstFoe(view, start.foeMoves, () => rebuild(view, j).battle, hardestHit, playOn, samples));
   }
   return out;
 }
 
-/** [mean, worst] material after our `choice` against each of the foe's likely moves. */
-function againstFoe(view, foeMoves, start, choice, playOn, a) {
+/** [mean, worst] material after our `choice` against each of the foe's likely moves, each
+ * outcome averaged over `samples` draws of the battle's chances (damage rolls, accuracy,
+ * critical hits). The draws' seeds do not depend on our choice, so candidates are compared
+ * under the same luck as far as their turns use the same chances. */
+function againstFoe(view, foeMoves, start, choice, playOn, samples) {
   let mean = 0, total = 0, worst = Infinity;
   for (let m = 0; m < foeMoves.length; m++) {
-    const v = playTurn(start, choice, `move ${m + 1}`, playOn, [view.battle.turn & 0xffff, a, m, 17]);
+    let v = 0;
+    for (let s = 0; s < samples && !Number.isNaN(v); s++) {
+      v += playTurn(start, choice, `move ${m + 1}`, playOn, [view.battle.turn & 0xffff, m, s, 17]) / samples;
+    }
     if (Number.isNaN(v)) continue;
     mean += foeMoves[m] * v;
     total += foeMoves[m];
@@ -76,10 +82,10 @@ function againstFoe(view, foeMoves, start, choice, playOn, a) {
 
 /** lookahead() for many decisions: `views` are functions giving each decision's view. A
  * decision whose lookahead fails gets {error} and never stops the others. */
-export function lookaheadMany(views, candidates, playOn) {
+export function lookaheadMany(views, candidates, playOn, samples) {
   return views.map((viewOf, i) => {
     try {
-      return lookahead(viewOf(), candidates[i], playOn);
+      return lookahead(viewOf(), candidates[i], playOn, samples);
     } catch (e) {
       return {error: e.message};
     }

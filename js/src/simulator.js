@@ -218,8 +218,8 @@ export class Simulator {
 
   /** Lookahead values of candidate actions for [battle id, side] pairs (see
    * lookahead.js). */
-  lookahead(keys, candidates, playOn) {
-    return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn);
+  lookahead(keys, candidates, playOn, samples) {
+    return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn, samples);
   }
 
   view(id, side) {

@@ -26,18 +26,20 @@ log = logging.getLogger(__name__)
 class LookaheadPlayer(Player):
     """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
     likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
-    `play_on`: turns played after the one looked at, both sides taking their hardest hit.
+    `play_on`: turns played after the one looked at, both sides taking their hardest hit;
+    `samples`: draws of the battle's chances each outcome is averaged over.
     The defaults are the measured ones (README, "Looking ahead at decision time")."""
 
     def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5,
-                 play_on: int = 0):
-        if top < 1 or not weight >= 0 or not 0 <= caution <= 1:
-            raise ValueError(f"lookahead: top >= 1, weight >= 0 and 0 <= caution <= 1, got {top}, {weight}, {caution}")
+                 play_on: int = 0, samples: int = 1):
+        if top < 1 or not weight >= 0 or not 0 <= caution <= 1 or samples < 1:
+            raise ValueError(f"lookahead: top >= 1, weight >= 0, 0 <= caution <= 1 and samples >= 1, "
+                             f"got {top}, {weight}, {caution}, {samples}")
         self.policy = policy
         self.name = f"lookahead:{policy.name}"
         self.contract = policy.contract
         self.top, self.floor, self.weight, self.caution = top, floor, weight, caution
-        self.play_on = play_on
+        self.play_on, self.samples = play_on, samples
         self.looked = self.overruled = 0  # decisions looked ahead at; of them, where the policy's choice lost
 
     @property
@@ -62,7 +64,7 @@ class LookaheadPlayer(Player):
         if not ask:
             return chosen
         values = decisions.state.lookahead([decisions.keys[i] for i in ask], [candidates[i] for i in ask],
-                                           self.play_on)
+                                           self.play_on, self.samples)
         for i, found in zip(ask, values):
             if isinstance(found, dict):
                 log.warning("lookahead failed in %s: %s; the policy decides", decisions.keys[i], found.get("error"))

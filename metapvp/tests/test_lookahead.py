@@ -64,6 +64,21 @@ class LookaheadTest(unittest.TestCase):
         self.assertEqual(found, [[None, None]])
         sim.abort()
 
+    def test_an_outcome_is_averaged_over_the_draws_of_chance(self):
+        # Zap Cannon hits half the time: one draw sees a knockout or a miss, many see both
+        ours = OURS.replace("- Psystrike", "- Zap Cannon")
+        sim = Simulator("singles-v2")
+        step = sim.start([{"id": "z", "format": "gen9customgame", "seed": "1,2,3,4", "p1team": ours, "p2team": THEIRS}])
+        step = sim.step(first_legal(step))
+        step = sim.step([(d.battle, d.side, 1 * G if d.side == "p1" else 0) for d in step.decisions])
+        (one,) = sim.lookahead([("z", "p1")], [[0]], samples=1)
+        self.assertIn(round(one[0][0], 6), (1.0, 2.0))  # a miss leaves Machamp, a hit knocks it out
+        (many,) = sim.lookahead([("z", "p1")], [[0]], samples=40)
+        self.assertGreater(many[0][0], 1.25)
+        self.assertLess(many[0][0], 1.75)
+        self.assertEqual(sim.lookahead([("z", "p1")], [[0]], samples=40), [many])  # the same draws each time
+        sim.abort()
+
     def test_random_battles_of_every_generation_look_ahead_without_errors(self):
         sim = Simulator("singles-v2")
         looked = valued = forced = 0
