@@ -6,7 +6,7 @@ Every figure in the card comes from a file this reads, so the card can be rebuil
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
-shipped; with @T for a temperature, lookaheadN: before it for lookahead), e.g.
+shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for lookahead), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
 --card-only rewrites the card alone (the model and curve already shipped).
 """
@@ -43,7 +43,7 @@ def played(r: dict) -> str:
         return AGENT
     m = LOOKAHEAD.match(spec)
     if m:
-        return f"lookahead{m.group(1)}:agent"
+        return m.group(0) + "agent"
     if r.get("play_best_move") in ("p1", "both"):
         return "agent@0"
     return f"agent@{model_spec(spec, r['format'])[1]:g}"
@@ -52,8 +52,8 @@ def played(r: dict) -> str:
 def how(spec: str) -> str:
     m = LOOKAHEAD.match(spec)
     if m:
-        turns = int(m.group(1) or 1)
-        return f"{turns} turn{'s' if turns > 1 else ''} of lookahead"
+        turns, draws = int(m.group(1) or 1), int(m.group(2) or 1)
+        return f"{turns} turn{'s' if turns > 1 else ''} of lookahead" + (f", {draws} draws" if draws > 1 else "")
     t = float(spec.partition("@")[2])
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 

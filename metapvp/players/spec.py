@@ -18,6 +18,8 @@
                                             the later ones with both sides' hardest hits) and
                                             weighed against its preferences as trained (a
                                             temperature is ignored; metapvp.players.lookahead)
+  lookaheadNxK:MODEL                        the same, each outcome averaged over K draws of
+                                            chance (damage rolls, accuracy, critical hits)
 """
 from __future__ import annotations
 
@@ -123,20 +125,23 @@ def _load_model(spec: str, paths: list, seed: int | None, temperature: float) ->
     return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
 
 
-LOOKAHEAD = re.compile(r"lookahead([0-9]*):")
+LOOKAHEAD = re.compile(r"lookahead([0-9]*)(?:x([0-9]+))?:")
 
 
 def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
-    """lookahead[N]:MODEL: the models' probabilities as trained, weighed against N turns ahead."""
+    """lookahead[N][xK]:MODEL: the models' probabilities as trained, weighed against N turns
+    ahead, each outcome averaged over K draws of chance."""
     m = LOOKAHEAD.match(spec)
-    turns = int(m.group(1) or 1)
+    turns, samples = int(m.group(1) or 1), int(m.group(2) or 1)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
     if not 1 <= turns <= 3:
         raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
+    if not 1 <= samples <= 16:
+        raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
     from metapvp.players.lookahead import LookaheadPlayer
-    return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1)
+    return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

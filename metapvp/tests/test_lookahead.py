@@ -129,8 +129,12 @@ class LookaheadPlayerTest(unittest.TestCase):
         with self.assertRaises(SpecError) as e:
             make_player("lookahead9:agent")
         self.assertIn("1 to 3 turns", str(e.exception))
-        self.assertEqual(make_player("lookahead:agent").play_on, 0)
+        with self.assertRaises(SpecError) as e:
+            make_player("lookahead2x0:agent")
+        self.assertIn("1 to 16 draws", str(e.exception))
+        self.assertEqual((make_player("lookahead:agent").play_on, make_player("lookahead:agent").samples), (0, 1))
         self.assertEqual(make_player("lookahead2:agent").play_on, 1)
+        self.assertEqual((make_player("lookahead2x3:agent").play_on, make_player("lookahead2x3:agent").samples), (1, 3))
 
 
 if __name__ == "__main__":
