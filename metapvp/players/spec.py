@@ -41,8 +41,8 @@ BUILTIN = {
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # `agent` is the shipped player at its strongest as measured (README, "The shipped agent"): the
 # model with two turns of lookahead won 3 to 5 points more against heuristic than its most
-# probable action (1,000 battles, with common and with own draws), which won 4 more than sampling. In an ensemble (agent+MODEL), `agent` plays at its
-# most probable action.
+# probable action (1,000 battles, with common and with own draws), which won 4 more than
+# sampling. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_LOOKAHEAD = "lookahead2:"
 AGENT_TEMPERATURE = 0.0
 
