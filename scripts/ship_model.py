@@ -24,7 +24,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, bare_agent, model_spec  # noqa: E402
+from metapvp.players.spec import (AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, bare_agent,  # noqa: E402
+                                  lookahead_settings, model_spec)
 
 
 def model_meta(path: Path) -> dict:
@@ -37,7 +38,7 @@ AGENT = AGENT_LOOKAHEAD + "agent"  # what a bare `agent` plays
 
 def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
-    --play-best-move) or lookaheadN:agent."""
+    --play-best-move) or lookaheadN:agent / lookaheadNxK:agent."""
     spec = r["p1"]
     if bare_agent(spec):
         return AGENT
@@ -50,9 +51,9 @@ def played(r: dict) -> str:
 
 
 def how(spec: str) -> str:
-    m = LOOKAHEAD.match(spec)
-    if m:
-        turns, draws = int(m.group(1) or 1), int(m.group(2) or 1)
+    settings = lookahead_settings(spec)
+    if settings:
+        turns, draws = settings
         return f"{turns} turn{'s' if turns > 1 else ''} of lookahead" + (f", {draws} draws" if draws > 1 else "")
     t = float(spec.partition("@")[2])
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"

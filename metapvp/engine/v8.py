@@ -202,9 +202,9 @@ class V8Object:
     def lookahead(self, keys, candidates, play_on: int = 0, samples: int = 1) -> list:
         """Lookahead (js/src/lookahead.js) of candidate actions, one list of action indices per
         (battle id, side) pair: a turn, then `play_on` turns of both sides' hardest hits, each
-        outcome averaged over `samples` draws of the battle's chances. Per
-        pair: [mean, worst] material per candidate (None where the simulator refused it), None
-        where there is nothing to look ahead at, or {"error": message} where it failed."""
+        outcome averaged over `samples` draws of the battle's chances. Per pair: [mean, worst]
+        material per candidate (None where the simulator refused it), None where there is
+        nothing to look ahead at, or {"error": message} where it failed."""
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
                             [[int(a) for a in c] for c in candidates], int(play_on), int(samples))
 

@@ -128,11 +128,17 @@ def _load_model(spec: str, paths: list, seed: int | None, temperature: float) ->
 LOOKAHEAD = re.compile(r"lookahead([0-9]*)(?:x([0-9]+))?:")
 
 
+def lookahead_settings(spec: str) -> tuple[int, int] | None:
+    """(turns, draws) of a lookahead[N][xK]: spec; None for any other spec."""
+    m = LOOKAHEAD.match(spec)
+    return (int(m.group(1) or 1), int(m.group(2) or 1)) if m else None
+
+
 def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     """lookahead[N][xK]:MODEL: the models' probabilities as trained, weighed against N turns
     ahead, each outcome averaged over K draws of chance."""
     m = LOOKAHEAD.match(spec)
-    turns, samples = int(m.group(1) or 1), int(m.group(2) or 1)
+    turns, samples = lookahead_settings(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
