@@ -14,6 +14,7 @@ import numpy as np
 from metapvp import ROOT
 
 CONTRACTS = ROOT / "contracts" / "environments"
+TABLES = ROOT / "contracts" / "tables"   # dex tables along each contract's vocabularies
 DEFAULT = "singles-v1"
 RESERVED = {"<none>": 0, "<unknown>": 1, "<other>": 2}
 _DTYPES = {"int32": np.dtype("<i4"), "float32": np.dtype("<f4"), "uint8": np.dtype("u1")}
@@ -66,6 +67,18 @@ class Contract:
         """Whether a model recorded with `model_hash` reads this contract's records: its own hash,
         or one the contract lists as the same layout under an older text."""
         return model_hash == self.hash or model_hash in self.hash_aliases
+
+    def dex_tables(self) -> dict:
+        """{moves: a row of `tables.moves.columns` per move id, typeChart: [attacking][defending]
+        multiplier} along this contract's vocabularies, from contracts/tables/NAME.json: made from
+        the pinned simulator's dex by scripts/dex_tables.py (js/src/dextables.js), so that building
+        a network needs no V8; tests/test_contract.py checks the file against the bundle."""
+        path = TABLES / f"{self.name}.json"
+        try:
+            return json.loads(path.read_text())
+        except (OSError, json.JSONDecodeError) as e:
+            raise ContractError(f"contract {self.name}: no dex tables in {path} ({e}); "
+                                f"write them with ./rp scripts/dex_tables.py {self.name}") from None
 
     def column(self, feature: str, name: str) -> int:
         """Index of the column `name` in the last dimension of `feature`: code reads columns by

@@ -33,6 +33,7 @@ import time
 
 import numpy as np
 
+from metapvp.cluster.pool import make_pool
 from metapvp.exe.bench import raw_mini_racer, raw_node
 from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
@@ -50,7 +51,7 @@ def measure(args, rest: list, overrides: list) -> list[str]:
         per_update = cfg["rollout"]["decisions_per_worker"] * max(1, args.workers)
         cfg["total_decisions"] = per_update * args.updates
         start = time.perf_counter()
-        Trainer(cfg, tmp).train()
+        Trainer(cfg, tmp).train(make_pool(cfg))
         wall = time.perf_counter() - start
         with open(f"{tmp}/metrics.csv", newline="") as f:
             rows = [r for r in csv.DictReader(f) if r.get("charts/learn_seconds")][2:]

@@ -1,4 +1,4 @@
-"""Prints a contract's features and action heads as Markdown tables (for the README).
+"""Prints a contract's features and action heads as Markdown tables (for docs/contract.md).
 
     ./rp scripts/contract_table.py [singles-v1] [--since OTHER]
 

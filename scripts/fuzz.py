@@ -25,7 +25,7 @@ def serve_in_thread():
     from metapvp.api.server import Limits, MoveApi, serve
     from metapvp.contract import load
     from metapvp.models import new_model, save_model
-    from metapvp.models.player import load_player
+    from metapvp.players.neural import load_player
     path = save_model(Path(tempfile.mkdtemp(prefix="metapvp-fuzz-")) / "model.zip", new_model(load()), load(),
                       format="gen9randombattle")
     api = MoveApi(load_player(path), Limits())

@@ -10,6 +10,7 @@ import {Battle as SimBattle, Dex, PRNG} from '@pkmn/sim';
 import {choiceFor, GIMMICKS} from './actions.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
 import {toID} from './contract.js';
+import {formatOf} from './format.js';
 
 const G = GIMMICKS.length;
 const FOE_MOVES = 4;          // the foe's likeliest moves, as many as a set has
@@ -183,12 +184,6 @@ function rebuild(view, lead = -1) {
   setField(battle, view);
   battle.turn = view.battle.turn;
   return {battle, slots, foeMoves: foeSets[0].weights};
-}
-
-function formatOf(battle) {
-  const id = toID(battle.tier || '');
-  const f = Dex.formats.get(id);
-  return f.exists && f.effectType === 'Format' ? f.id : `gen${battle.gen.num}customgame`;
 }
 
 // Stats are set from the request afterwards; these only have to make a legal Pokemon.

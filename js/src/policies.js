@@ -1,5 +1,5 @@
 // Scripted players, run where the battle state is: each reads a PlayerView that has a decision
-// to make and returns a legal action index. Their rules are documented in the README.
+// to make and returns a legal action index. Their rules are documented in docs/playing.md.
 import {writeMask, NUM_ACTIONS} from './actions.js';
 import {typesOf} from './encoder.js';
 import {knowledgeOf} from './knowledge/index.js';

@@ -27,7 +27,7 @@ import torch
 
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
-from metapvp.models.player import NeuralPlayer
+from metapvp.players.neural import NeuralPlayer
 from metapvp.players.base import Decisions
 from metapvp.players.lookahead import LookaheadPlayer
 

@@ -1,5 +1,8 @@
-"""Playing two players against each other, and the statistics of the outcome."""
+"""Playing two players against each other: one batch of battles on one backend (match.play),
+a whole run over worker processes (runner), and the statistics of the outcome (stats)."""
 from metapvp.arena.match import Result, battle_seed, play
+from metapvp.arena.runner import RunConfig, Tally, report, run
 from metapvp.arena.stats import elo_diff, summarize, wilson
 
-__all__ = ["Result", "battle_seed", "elo_diff", "play", "summarize", "wilson"]
+__all__ = ["Result", "RunConfig", "Tally", "battle_seed", "elo_diff", "play", "report", "run", "summarize",
+           "wilson"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metapvp.engine import Simulator
-from metapvp.players import Decisions, Player, contract_for
+from metapvp.players.base import Decisions, Player, contract_for
 
 
 @dataclass
@@ -26,6 +26,27 @@ class Result:
     unavailable: int
     error: str | None
     log: str | None = None  # Showdown's saved-battle JSON, when logs are kept
+
+
+def decide(player: Player, keys, obs, state, greedy: bool) -> tuple[np.ndarray, dict[str, str]]:
+    """The player's actions for these decisions, and {battle id: error} for the battles it failed
+    in. A batch the player raises on is asked again decision by decision, so that only the
+    battles at fault fail (with the player's error) and the rest play on."""
+    try:
+        return np.asarray(player.act(Decisions(keys, obs, state), greedy=greedy)), {}
+    except Exception as e:  # noqa: BLE001 -- narrowed down below, each battle alone
+        first = e
+    chosen, failed = np.zeros(len(keys), dtype=np.int64), {}
+    for k, key in enumerate(keys):
+        try:
+            if len(keys) == 1:
+                raise first
+            one = {name: v[k:k + 1] for name, v in obs.items()}
+            chosen[k] = int(np.asarray(player.act(Decisions([key], one, state), greedy=greedy))[0])
+        except Exception as e:  # noqa: BLE001 -- this battle fails, the others go on
+            failed[key[0]] = (f"battle {key[0]}: player {player.name} raised at {key[1]}'s decision: "
+                              f"{type(e).__name__}: {e}")
+    return chosen, failed
 
 
 def battle_seed(seed: int, index: int) -> str:
@@ -73,7 +94,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 i, a_side = live.pop(e.battle)
                 winner = None if e.error else "tie" if not e.winner else "a" if e.winner == a_side else "b"
                 yield Result(i, e.battle, e.seed, a_side, winner, e.turns, e.invalid, e.unavailable, e.error, e.log)
-            actions = []
+            actions, failed = [], {}
             for player, is_a, g in ((a, True, greedy[0]), (b, False, greedy[1])):
                 rows = [k for k, d in enumerate(step.decisions)
                         if d.battle in live and (live[d.battle][1] == d.side) == is_a]
@@ -82,8 +103,15 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 keys = [(step.decisions[k].battle, step.decisions[k].side) for k in rows]
                 idx = np.asarray([step.decisions[k].row for k in rows])
                 obs = {name: v[idx] for name, v in step.obs.items()}
-                chosen = player.act(Decisions(keys, obs, sim), greedy=g)
-                actions += [(bt, sd, int(x)) for (bt, sd), x in zip(keys, chosen)]
+                chosen, why = decide(player, keys, obs, sim, g)
+                failed.update(why)
+                actions += [(bt, sd, int(x)) for (bt, sd), x in zip(keys, chosen) if bt not in why]
+            if failed:
+                sim.abort(list(failed))
+                for battle, error in failed.items():
+                    i, a_side = live.pop(battle)
+                    yield Result(i, battle, battle_seed(seed, i), a_side, None, 0, 0, 0, error)
+                actions = [x for x in actions if x[0] not in failed]
             if not live and not todo:
                 break
             step = sim.step(actions, refill())

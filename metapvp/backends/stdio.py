@@ -17,8 +17,7 @@ import time
 import weakref
 
 from metapvp import ROOT
-from metapvp.engine import BattleError, Engine, EngineError
-from metapvp.backends.protocol import Decision, Ended, Step
+from metapvp.engine import BattleError, Decision, Ended, Engine, EngineError, Step
 
 SHOWDOWN = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
 ANSWER_TIMEOUT = 60.0  # seconds a child may take to answer before its battle is failed
@@ -47,7 +46,7 @@ class _Battle:
 
 
 class StdioSimulator:
-    """A Backend (metapvp/backends/protocol.py), like metapvp.engine.Simulator."""
+    """A Backend (metapvp/engine/types.py), like metapvp.engine.Simulator."""
 
     def __init__(self, contract=None, node: str = "node"):
         if not SHOWDOWN.is_file():
@@ -59,7 +58,7 @@ class StdioSimulator:
         self.selector = selectors.DefaultSelector()
         _live.add(self)
 
-    # -- the Simulator interface -------------------------------------------------------------
+    # -- the Backend protocol ----------------------------------------------------------------
 
     def start(self, battles: list[dict]) -> Step:
         return self.step([], battles)
@@ -89,11 +88,16 @@ class StdioSimulator:
     def scripted(self, policy: str, keys) -> list[int]:
         return self.engine.scripted(policy, keys)
 
-    def abort(self) -> int:
-        n = len(self.battles)
-        for battle_id in list(self.battles):
+    def lookahead(self, keys, candidates, play_on: int = 0, samples: int = 1) -> list:
+        """As the in-process simulator's: the battle rebuilt from the player's view (the engine's)
+        and played ahead in the bundle's simulator."""
+        return self.engine.lookahead(keys, candidates, play_on, samples)
+
+    def abort(self, ids=None) -> int:
+        drop = [i for i in (self.battles if ids is None else ids) if i in self.battles]
+        for battle_id in drop:
             self._drop(battle_id)
-        return n
+        return len(drop)
 
     def close(self):
         self.abort()

@@ -15,31 +15,33 @@ from pathlib import Path
 
 from tqdm import tqdm
 
+from metapvp.arena.runner import RunConfig, Tally, play_share, prepare, report, shares, write_log
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 
-FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # head2head arguments that may name files
+FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # RunConfig fields that may name files
 
 
 class BattleActor:
-    def play(self, args, indices: list[int], files: dict):
+    def play(self, cfg: RunConfig, indices: list[int], files: dict):
         """Yields where this actor is, then each battle's result as a dict."""
-        from metapvp.exe.head2head import play_share
         yield where()
-        args, folder = copy.copy(args), Path(tempfile.mkdtemp(prefix="metapvp-h2h-"))
+        cfg, folder = copy.copy(cfg), Path(tempfile.mkdtemp(prefix="metapvp-h2h-"))
         for attr, ref in files.items():
-            setattr(args, attr, local_copy(getattr(args, attr), ref, folder))
-        for r in play_share(args, indices):
+            setattr(cfg, attr, local_copy(getattr(cfg, attr), ref, folder))
+        for r in play_share(cfg, indices):
             yield r.__dict__
 
 
-def run_on_ray(args) -> dict:
+def run_on_ray(cfg: RunConfig) -> dict:
+    """The run of arena.runner.run, its shares played on Ray actors (cfg.ray: 'local' or an
+    address); -> the same report."""
     import ray
-    from metapvp.exe.head2head import Tally, report, shares, write_log
-    owns = connect(None if args.ray == "local" else args.ray, cpus=args.workers)
+    prepare(cfg)
+    owns = connect(None if cfg.ray == "local" else cfg.ray, cpus=cfg.workers)
     actor_class = ray.remote(num_cpus=1, max_restarts=0)(BattleActor)
-    files = {a: ray.put(Path(getattr(args, a)).read_bytes()) for a in FILE_ARGS
-             if getattr(args, a) and os.path.isfile(getattr(args, a))}
-    todo = shares(args)
+    files = {a: ray.put(Path(getattr(cfg, a)).read_bytes()) for a in FILE_ARGS
+             if getattr(cfg, a) and os.path.isfile(getattr(cfg, a))}
+    todo = shares(cfg)
     finished = [set() for _ in todo]
     actors, places, streams, deadline, tries = {}, {}, {}, {}, dict.fromkeys(range(len(todo)), 0)
     tally, fatal, lost, interrupted = Tally(), [], 0, False
@@ -48,7 +50,7 @@ def run_on_ray(args) -> dict:
         actors[k] = actor_class.options(scheduling_strategy="SPREAD").remote()
         places[k] = None
         left = [i for i in todo[k] if i not in finished[k]]
-        streams[k] = actors[k].play.options(num_returns="streaming").remote(args, left, files)
+        streams[k] = actors[k].play.options(num_returns="streaming").remote(cfg, left, files)
         deadline[k] = time.monotonic() + REPLY_TIMEOUT_S
 
     def stop(k: int, why: str | None = None):
@@ -59,7 +61,7 @@ def run_on_ray(args) -> dict:
         ray.kill(actors[k])
 
     start = time.perf_counter()
-    bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
+    bar = tqdm(total=cfg.num_matches, unit="battle", file=sys.stderr, disable=cfg.quiet)
     try:
         for k in range(len(todo)):
             launch(k)
@@ -95,11 +97,11 @@ def run_on_ray(args) -> dict:
                 places[k] = item
                 continue
             finished[k].add(item["index"])
-            if args.outdir and item.get("log"):
-                write_log(args, item["index"], item["log"])
+            if cfg.outdir and item.get("log"):
+                write_log(cfg, item["index"], item["log"])
             tally.add(item)
             bar.update(1)
-            bar.set_postfix_str(tally.score(args))
+            bar.set_postfix_str(tally.score(cfg))
     except KeyboardInterrupt:
         interrupted = True
         tqdm.write("interrupted: stopping the actors, writing what finished", file=sys.stderr)
@@ -109,4 +111,4 @@ def run_on_ray(args) -> dict:
             ray.kill(actor)
         if owns:
             ray.shutdown()
-    return report(args, tally, fatal, time.perf_counter() - start, interrupted, lost)
+    return report(cfg, tally, fatal, time.perf_counter() - start, interrupted, lost)

@@ -1,5 +1,4 @@
-"""Rollout workers as Ray actors: training/workers.py's WorkerPool interface (run, submit,
-gather, close, size) over a cluster. Each actor holds one RolloutWorker with its own V8 context
+"""Rollout workers as Ray actors: the Pool of training/pool.py over a cluster. Each actor holds one RolloutWorker with its own V8 context
 and one CPU; actors spread over the nodes. A command's argument goes into the object store once
 however many actors read it (the weights of an update are one blob for all), and model files
 the plans name (league snapshots, targets) follow it, for actors on nodes that lack them.
@@ -16,14 +15,15 @@ import time
 from pathlib import Path
 
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
-from metapvp.training.workers import COMMANDS, Pool, WorkerError
+from metapvp.training.pool import Pool, WorkerError, run_command
+from metapvp.training.rollout import RolloutWorker
+from metapvp.training.workers import WorkerPool
 
 
 class RolloutActor:
     """One RolloutWorker in a Ray worker process."""
 
     def __init__(self, cfg: dict, index: int):
-        from metapvp.training.rollout import RolloutWorker
         self.worker = RolloutWorker(cfg, index)
         self.cache = Path(tempfile.mkdtemp(prefix="metapvp-models-"))
 
@@ -36,7 +36,7 @@ class RolloutActor:
         for path, ref in files.items():
             if path not in self.worker.files:
                 self.worker.files[path] = local_copy(path, ref, self.cache)
-        return COMMANDS[cmd](self.worker, arg)
+        return run_command(self.worker, cmd, arg)
 
 
 def model_files(obj) -> set[str]:
@@ -65,7 +65,6 @@ class RayWorkerPool(Pool):
         self.ray = ray
         self.owns_ray = connect(address, cpus=count)
         self.cfg, self.timeout = cfg, timeout
-        self.local = None             # the trainer's test for an in-process pool
         self.pending = None           # (command, args, refs) submitted and not yet gathered
         self.lost = 0                 # actors replaced after dying
         self.files: dict[str, object] = {}   # model file -> object ref of its bytes
@@ -183,3 +182,10 @@ class RayWorkerPool(Pool):
         if self.owns_ray:
             self.ray.shutdown()
             self.owns_ray = False
+
+
+def make_pool(cfg: dict) -> Pool:
+    """The workers the experiment asks for: Ray actors (ray.enabled) or local processes."""
+    if cfg["ray"]["enabled"]:
+        return RayWorkerPool(cfg, cfg["workers"], cfg["ray"]["address"])
+    return WorkerPool(cfg, cfg["workers"])

@@ -3,49 +3,11 @@ server, a stdio simulator, recorded logs). Each battle is keyed by (battle id, p
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from metapvp.engine.v8 import EngineError, V8Object
-
-
-class BattleError(EngineError):
-    """Bad input for one battle: names the battle, the perspective and the offending line."""
-
-    def __init__(self, battle, perspective, message, line=None):
-        super().__init__(message)
-        self.battle, self.perspective, self.line = battle, perspective, line
-
-    @classmethod
-    def from_js(cls, err: dict) -> "BattleError":
-        return cls(err["battle"], err.get("perspective"), err["message"], err.get("line"))
-
-
-@dataclass
-class Record:
-    battle: str
-    perspective: str
-    row: int
-    decision: bool      # the player has a request to answer
-    rqid: int | None    # the request's id, for `/choose ...|rqid`
-    ended: bool
-    winner: str | None  # the winner's name once ended, '' for a tie
-    turn: int
-    error: str          # the last |error| line the server sent this player
-    refusals: int       # refusals of the current request (see PlayerView.choose in js/src/view.js)
-    invalid: int        # refusals over the battle
-
-
-@dataclass
-class Batch:
-    records: list[Record]
-    obs: dict[str, np.ndarray]  # views over the engine's buffer: valid until its next call
-    errors: list[BattleError] = field(default_factory=list)
-
-    def raise_first(self):
-        if self.errors:
-            raise self.errors[0]
+from metapvp.engine.types import Batch, BattleError, EngineError, Record
+from metapvp.engine.v8 import V8Object
 
 
 def request_side(request_json: str) -> str | None:

@@ -3,14 +3,13 @@ clients, so a step of many battles is one call: the chosen actions in, every new
 observation out."""
 from __future__ import annotations
 
-from metapvp.backends.protocol import Decision, Ended, Step
-from metapvp.engine.bridge import BattleError
+from metapvp.engine.types import BattleError, Decision, Ended, Step
 from metapvp.engine.v8 import V8Object, context
 
 
 class Simulator(V8Object):
     """Many simulated battles in one V8 context, stepped together (a Backend, see
-    metapvp/backends/protocol.py)."""
+    metapvp/engine/types.py)."""
     kind = "simulator"
 
     def start(self, battles: list[dict]) -> Step:

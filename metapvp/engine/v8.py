@@ -19,6 +19,7 @@ from py_mini_racer import JSEvalException, JSTimeoutException, MiniRacer, init_m
 
 from metapvp import ROOT
 from metapvp.contract import Contract, load
+from metapvp.engine.types import EngineError
 
 log = logging.getLogger(__name__)
 BUNDLE = ROOT / "build" / "engine.js"
@@ -32,10 +33,6 @@ V8_FLAGS = os.environ.get("METAPVP_V8_FLAGS", "").split()
 # No call into V8 may take longer: a stuck context is an error, never a hang. Generous, since
 # one call may play a whole batch of battles (or a whole check, like checkKnowledge).
 CALL_TIMEOUT_S = float(os.environ.get("METAPVP_V8_TIMEOUT", "600"))
-
-
-class EngineError(RuntimeError):
-    """JavaScript raised: the message says which battle and which line where it knows."""
 
 
 class V8:

@@ -16,187 +16,16 @@ Ctrl-C stops the run and still writes what was finished."""
 from __future__ import annotations
 
 import argparse
-import gzip
+import dataclasses
 import json
-import multiprocessing as mp
 import os
-import queue
 import sys
-import time
-from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-from tqdm import tqdm
-
-from metapvp.arena import play, summarize
-from metapvp.engine import memory
-from metapvp.lifecycle import exit_with_parent, stop_on_signals
-
-
-@dataclass
-class Tally:
-    """The run's finished battles as counts: a long run keeps no per-battle rows in memory."""
-    a: int = 0
-    b: int = 0
-    ties: int = 0
-    failed: int = 0
-    turns: int = 0
-    invalid: int = 0
-    unavailable: int = 0
-    errors: set = field(default_factory=set)
-    memory: list = field(default_factory=list)   # the workers' memory samples (--memory-every)
-
-    def add(self, r: dict):
-        """One battle's result (a BattleResult's fields)."""
-        if r["winner"] is None:
-            self.failed += 1
-        else:
-            self.a += r["winner"] == "a"
-            self.b += r["winner"] == "b"
-            self.ties += r["winner"] == "tie"
-            self.turns += r["turns"]
-        self.invalid += r["invalid"]
-        self.unavailable += r["unavailable"]
-        if r["error"] and len(self.errors) < 100:
-            self.errors.add(r["error"])
-
-    @property
-    def played(self) -> int:
-        return self.a + self.b + self.ties
-
-    def score(self, args) -> str:
-        return f"{args.p1} {self.a}-{self.b} {args.p2}"
-
-
-def player_seeds(seed: int, worker: int) -> tuple[int, int]:
-    """The two players' seeds in worker `worker` of a run with `seed`: distinct for every worker
-    and player (a player's sampling must not repeat another's)."""
-    a, b = np.random.SeedSequence([seed, worker]).generate_state(2)
-    return int(a), int(b)
-
-
-def play_share(args, indices, stop=None):
-    """Plays the run's battles `indices` in this process, as one worker of the run; yields their
-    results (with their logs when args.outdir is set)."""
-    from metapvp.backends import make_backend
-    from metapvp.players import contract_for, make_player
-    seed_a, seed_b = player_seeds(args.seed, indices[0] if indices else 0)
-    a = make_player(args.p1, seed=seed_a, fmt=args.format)
-    b = make_player(args.p2, seed=seed_b, fmt=args.format)
-    teams = None
-    if args.team_p1:
-        teams = {"a": Path(args.team_p1).read_text(), "b": Path(args.team_p2).read_text()}
-    greedy = (args.play_best_move in ("p1", "both"), args.play_best_move in ("p2", "both"))
-    backend = make_backend(args.sim, contract_for(a, b))
-    try:
-        yield from play(a, b, args.format, indices, seed=args.seed, concurrency=args.concurrency,
-                        teams=teams, keep_logs=bool(args.outdir), greedy=greedy, backend=backend, stop=stop)
-    finally:
-        close = getattr(backend, "close", None)
-        if close:
-            close()
-
-
-def write_log(args, index: int, log: str):
-    with gzip.open(Path(args.outdir) / "logs" / f"battle-{args.format}-{index:06d}.log.json.gz", "wt") as f:
-        f.write(log)
-
-
-def worker(args, indices, results, stop):
-    exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
-    try:
-        for n, r in enumerate(play_share(args, indices, stop), 1):
-            if args.outdir and r.log:
-                write_log(args, r.index, r.log)
-            r.log = None
-            results.put(("result", r.__dict__))
-            if args.memory_every and n % args.memory_every == 0:
-                results.put(("memory", {"worker": indices[0], "battles": n, **memory.sample()}))
-    except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
-        results.put(("error", f"{type(e).__name__}: {e}"))
-    results.put(("done", None))
-
-
-def shares(args) -> list[list[int]]:
-    """The battles of each worker: every W-th, so that a run's results depend on W, not on timing."""
-    return [s for s in (list(range(w, args.num_matches, args.workers)) for w in range(args.workers)) if s]
-
-
-def run(args) -> dict:
-    outdir = Path(args.outdir) if args.outdir else None
-    if outdir:
-        (outdir / "logs").mkdir(parents=True, exist_ok=True)
-    if args.ray is not None:
-        from metapvp.cluster.battles import run_on_ray
-        return run_on_ray(args)
-    ctx = mp.get_context("spawn")
-    results, stop = ctx.Queue(), ctx.Event()
-    procs = [ctx.Process(target=worker, args=(args, s, results, stop), daemon=True) for s in shares(args)]
-    start = time.perf_counter()
-    for p in procs:
-        p.start()
-    done, tally, fatal, interrupted = 0, Tally(), [], False
-    bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)
-    try:
-        while done < len(procs):
-            try:
-                kind, payload = results.get(timeout=1.0)
-            except queue.Empty:
-                if not any(p.is_alive() for p in procs):
-                    break
-                continue
-            if kind == "result":
-                tally.add(payload)
-                bar.update(1)
-                bar.set_postfix_str(tally.score(args))
-            elif kind == "memory":
-                tally.memory.append(payload)
-            elif kind == "error":
-                fatal.append(payload)
-                tqdm.write(f"worker failed: {payload}", file=sys.stderr)
-            else:
-                done += 1
-    except KeyboardInterrupt:
-        interrupted = True
-        tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
-        stop.set()
-        deadline = time.time() + 10
-        while time.time() < deadline and any(p.is_alive() for p in procs):
-            try:
-                kind, payload = results.get(timeout=0.5)
-                if kind == "result":
-                    tally.add(payload)
-            except queue.Empty:
-                pass
-    finally:
-        bar.close()
-        for p in procs:
-            p.join(timeout=5)
-            if p.is_alive():
-                p.terminate()
-                p.join()
-    seconds = time.perf_counter() - start
-    return report(args, tally, fatal, seconds, interrupted)
-
-
-def report(args, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
-    t = tally
-    out = {"format": args.format, "p1": args.p1, "p2": args.p2, **summarize(t.a, t.b, t.ties),
-           "p1_wins": t.a, "p2_wins": t.b, "ties": t.ties,
-           "mean_turns": t.turns / t.played if t.played else None,
-           "battles_per_s": t.played / seconds if seconds else None,
-           "turns_per_s": t.turns / seconds if seconds else None,
-           "errors": t.failed + len(fatal),
-           "invalid_choices": t.invalid,
-           "unavailable_choices": t.unavailable,
-           "requested": args.num_matches, "seed": args.seed, "sim": args.sim, "workers": args.workers,
-           "ray": args.ray, "lost_workers": lost_workers,
-           "play_best_move": args.play_best_move,
-           "seconds": seconds, "interrupted": interrupted,
-           "error_messages": sorted(t.errors | set(fatal))[:20],
-           **({"memory": t.memory} if t.memory else {})}
-    return out
+from metapvp.arena.runner import RunConfig, run
+from metapvp.cluster.battles import run_on_ray
+from metapvp.lifecycle import stop_on_signals
+from metapvp.players import SpecError, make_player
 
 
 def table(r: dict) -> str:
@@ -247,7 +76,6 @@ def parse_args(argv=None):
     if args.num_matches < 1 or args.workers < 1 or args.concurrency < 1:
         ap.error("--num-matches, --workers and --concurrency must be at least 1")
     args.workers = min(args.workers, args.num_matches)
-    from metapvp.players import SpecError, make_player
     for spec in (args.p1, args.p2):
         try:
             make_player(spec, fmt=args.format)  # fail here, with the spec named, rather than in every worker
@@ -256,14 +84,23 @@ def parse_args(argv=None):
     return args
 
 
+def config(args) -> RunConfig:
+    return RunConfig(**{f.name: getattr(args, f.name) for f in dataclasses.fields(RunConfig)})
+
+
+def play(cfg: RunConfig) -> dict:
+    """The run, on Ray actors (cfg.ray) or local processes."""
+    return run_on_ray(cfg) if cfg.ray is not None else run(cfg)
+
+
 def main(argv=None):
-    args = parse_args(argv)
+    cfg = config(parse_args(argv))
     stop_on_signals()  # Ctrl-C and SIGTERM stop the workers and write what finished
-    result = run(args)
+    result = play(cfg)
     print(table(result), file=sys.stderr)
-    if args.outdir:
-        Path(args.outdir).mkdir(parents=True, exist_ok=True)
-        (Path(args.outdir) / "results.json").write_text(json.dumps(result, indent=2) + "\n")
+    if cfg.outdir:
+        Path(cfg.outdir).mkdir(parents=True, exist_ok=True)
+        (Path(cfg.outdir) / "results.json").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result))
     return 0 if result["errors"] == 0 and not result["interrupted"] else 1
 

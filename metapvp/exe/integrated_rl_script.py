@@ -8,7 +8,7 @@ overridden on the command line, e.g. --ppo.learning_rate 1e-4. OUTDIR gets the r
 checkpoints (model files head2head.py can load), metrics.csv, TensorBoard logs (tb/),
 winrate.png and elo.json. Ctrl-C stops after writing a checkpoint; --resume continues.
 --ray runs the rollout workers as Ray actors: on a local Ray instance, or with ADDRESS ('auto',
-'ray://host:port') on a running cluster (README: "Training on a cluster")."""
+'ray://host:port') on a running cluster (docs/training.md: "Training on a cluster")."""
 from __future__ import annotations
 
 import argparse
@@ -16,11 +16,12 @@ import json
 import logging
 import sys
 
+from metapvp.cluster.pool import make_pool
 from metapvp.lifecycle import stop_on_signals
 from metapvp.models import ModelError
 from metapvp.training.config import ConfigError, load_expt
+from metapvp.training.pool import WorkerError
 from metapvp.training.trainer import Trainer, TrainingError
-from metapvp.training.workers import WorkerError
 
 
 def main(argv=None) -> int:
@@ -45,7 +46,7 @@ def main(argv=None) -> int:
     try:
         cfg = load_expt(args.expt, overrides)
         trainer = Trainer(cfg, args.outdir, resume=args.resume)
-        latest = trainer.train()
+        latest = trainer.train(make_pool(cfg))
     except (ConfigError, TrainingError, ModelError, WorkerError) as e:
         print(f"integrated_rl_script: {e}", file=sys.stderr)
         return 2

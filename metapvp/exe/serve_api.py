@@ -1,5 +1,5 @@
 """Serves a trained model's moves over TCP, as newline-delimited JSON (see metapvp/api/server.py
-for the request and reply shapes, and the README for an example client).
+for the request and reply shapes, and docs/live.md for an example client).
 
     ./rp metapvp/exe/serve_api.py --model PATH|agent[:FORMAT] [--host 127.0.0.1] [--port 5555]
         [--max-battles 256] [--idle-seconds 900] [--max-line 8192] [--max-message 1048576]

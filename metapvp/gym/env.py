@@ -1,7 +1,7 @@
 """A single-agent gymnasium environment: the agent plays one side of a battle against any player
 spec, on the in-process simulator.
 
-Observation: a dict of the contract's features (see the README's contract table), for the
+Observation: a dict of the contract's features (see docs/contract.md), for the
 agent's side. The legal-action mask is in the observation as "action.mask" and also in
 info["action_mask"] (the form Maskable PPO implementations read). Action: an index into the
 contract's 60 joint actions. An illegal action counts as an invalid choice and the agent is asked

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Dict, List, Optional, Tuple
 
+import numpy as np
 import torch
 from torch import Tensor, nn
 from torch.nn import functional as F
@@ -271,3 +272,8 @@ class PolicyNet(nn.Module):
         value = self.critic(torch.cat([z, foe_team, foe_true_active, has], -1)).squeeze(-1)
         win = self.win_head(z).squeeze(-1)
         return logits, value, win
+
+
+def to_tensors(obs: dict, device="cpu") -> Dict[str, Tensor]:
+    """The network's input: a batch of contract features (numpy arrays) as tensors."""
+    return {k: torch.as_tensor(np.ascontiguousarray(v), device=device) for k, v in obs.items()}

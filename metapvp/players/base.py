@@ -5,17 +5,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metapvp.engine.types import BattleViews
+
 
 @dataclass
 class Decisions:
     """Decision points for one player, across many battles.
 
     keys: (battle id, side) per decision; obs: the contract's features, one row per decision;
-    state: the backend holding the battles (a metapvp.engine Simulator or Engine), which scripted
-    players may ask for read-only facts (see `scripted`)."""
+    state: what holds the battles (a backend, or the bridge in live play), which players may ask
+    for read-only facts (scripted policies, lookahead)."""
     keys: list[tuple[str, str]]
     obs: dict[str, np.ndarray]
-    state: object
+    state: BattleViews
 
     @property
     def mask(self) -> np.ndarray:

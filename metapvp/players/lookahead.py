@@ -28,7 +28,7 @@ class LookaheadPlayer(Player):
     likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
     `play_on`: turns played after the one looked at, both sides taking their hardest hit;
     `samples`: draws of the battle's chances each outcome is averaged over.
-    The defaults are the measured ones (README, "Looking ahead at decision time")."""
+    The defaults are the measured ones (docs/agent.md, "Looking ahead at decision time")."""
 
     def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5,
                  play_on: int = 0, samples: int = 1):

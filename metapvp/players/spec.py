@@ -28,6 +28,8 @@ import re
 from pathlib import Path
 
 from metapvp.players.base import Player
+from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 
 BUILTIN = {
@@ -39,7 +41,7 @@ BUILTIN = {
 
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
-# `agent` is the shipped player at its strongest as measured (README, "The shipped agent"): the
+# `agent` is the shipped player at its strongest as measured (docs/agent.md): the
 # model with two turns of lookahead won 3 to 5 points more against heuristic than its most
 # probable action (1,000 battles, with common and with own draws), which won 4 more than
 # sampling. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
@@ -118,10 +120,6 @@ def model_spec(spec: str, fmt: str) -> tuple[list, float]:
 
 
 def _load_model(spec: str, paths: list, seed: int | None, temperature: float) -> Player:
-    try:
-        from metapvp.models.player import load_player
-    except ImportError as e:
-        raise SpecError(f"player {spec!r}: loading model files needs metapvp.models ({e})") from None
     return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
 
 
@@ -146,7 +144,6 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
         raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
     if not 1 <= samples <= 16:
         raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
-    from metapvp.players.lookahead import LookaheadPlayer
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 

@@ -13,6 +13,7 @@ import unittest
 from pathlib import Path
 
 from metapvp import ROOT
+from metapvp.cluster.pool import make_pool
 from metapvp.exe import head2head
 from metapvp.training.config import load_expt
 from metapvp.training.trainer import Trainer
@@ -90,7 +91,7 @@ class RayClusterTest(unittest.TestCase):
                          "--total_decisions", "3000"])
         with tempfile.TemporaryDirectory() as tmp:
             run = {}
-            thread = threading.Thread(target=lambda: run.update(latest=Trainer(cfg, tmp).train()))
+            thread = threading.Thread(target=lambda: run.update(latest=Trainer(cfg, tmp).train(make_pool(cfg))))
             thread.start()
             victim = None
             while thread.is_alive() and victim is None:   # an actor of the run, killed once it works
@@ -111,8 +112,8 @@ class RayClusterTest(unittest.TestCase):
 
     def test_head2head_gives_the_local_runs_results(self):
         common = ["--p1", "random", "--p2", "maxdamage", "--num-matches", "16", "--workers", "2", "--seed", "5", "--quiet"]
-        local = head2head.run(head2head.parse_args(common))
-        on_ray = head2head.run(head2head.parse_args(common + ["--ray", self.cluster.address]))
+        local = head2head.play(head2head.config(head2head.parse_args(common)))
+        on_ray = head2head.play(head2head.config(head2head.parse_args(common + ["--ray", self.cluster.address])))
         same = ("p1_wins", "p2_wins", "ties", "mean_turns", "errors", "invalid_choices", "matches")
         self.assertEqual({k: on_ray[k] for k in same}, {k: local[k] for k in same})
         self.assertEqual((on_ray["matches"], on_ray["lost_workers"]), (16, 0))

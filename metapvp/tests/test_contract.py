@@ -78,3 +78,25 @@ class ContractTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class DexTablesTest(unittest.TestCase):
+    def test_each_contracts_tables_are_the_bundles(self):
+        """contracts/tables/NAME.json (what a network is built from, without V8) equals what the
+        bundle computes from the pinned dex: rerun scripts/dex_tables.py when this fails."""
+        for name in sorted(p.stem for p in CONTRACTS.glob("*.json")):
+            with self.subTest(contract=name):
+                self.assertEqual(load(name).dex_tables(), context(load(name)).dex_tables())
+
+    def test_a_network_is_built_without_starting_v8(self):
+        import subprocess
+        import sys
+        code = ("import metapvp.engine.v8 as v8\n"
+                "from metapvp.models import new_model\n"
+                "from metapvp.contract import load\n"
+                "m = new_model(load('singles-v2'))\n"
+                "print(len(v8.contexts()), float(m.move_table.abs().sum()))\n")
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+        contexts, table = out.stdout.split()
+        self.assertEqual(contexts, "0")
+        self.assertGreater(float(table), 0)   # the dex's table, not the zeros of an empty one

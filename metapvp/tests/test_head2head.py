@@ -137,7 +137,7 @@ class StatsTest(unittest.TestCase):
 
 class Head2HeadCliTest(unittest.TestCase):
     def test_every_player_of_every_worker_has_its_own_seed(self):
-        from metapvp.exe.head2head import player_seeds
+        from metapvp.arena.runner import player_seeds
         seeds = [s for w in range(64) for s in player_seeds(5, w)]
         self.assertEqual(len(set(seeds)), len(seeds))
         self.assertEqual(player_seeds(5, 3), player_seeds(5, 3))

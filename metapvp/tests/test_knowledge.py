@@ -14,7 +14,7 @@ from metapvp.contract import CONTRACTS, Contract, ContractError, load
 from metapvp.engine import Simulator
 from metapvp.engine.v8 import EngineError, V8, context
 from metapvp.models import PolicyNet, load_model, new_model, save_model
-from metapvp.models.player import load_player
+from metapvp.players.neural import load_player
 from metapvp.players import RandomPlayer, contract_for
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
@@ -42,7 +42,7 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
         # Own Pokemon (exact stats from the request) as attacker against the foe's active one,
         # and as defender against each of the foe's candidate moves: the rows must equal
         # @smogon/calc's for the true set and the simulator's own field. A handful may differ
-        # where @pkmn/client's state lags the simulator's (see the README); none may in bulk.
+        # where @pkmn/client's state lags the simulator's (see docs/contract.md); none may in bulk.
         for f, r in self.results.items():
             d = r["damage"]
             self.assertGreater(d["compared"], 1000, f)

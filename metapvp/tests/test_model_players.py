@@ -10,7 +10,7 @@ from metapvp.arena import play
 from metapvp.contract import load
 from metapvp.engine import Simulator
 from metapvp.models import ModelError, new_model, save_model
-from metapvp.models.player import load_player
+from metapvp.players.neural import load_player
 from metapvp.players import SpecError, make_player
 from metapvp.players.base import Decisions
 

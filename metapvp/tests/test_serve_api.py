@@ -17,7 +17,7 @@ from metapvp import ROOT
 from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.contract import load
 from metapvp.models import new_model, save_model
-from metapvp.models.player import load_player
+from metapvp.players.neural import load_player
 
 PS = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
 

@@ -20,14 +20,16 @@ from metapvp.contract import CONTRACTS, load
 from metapvp.engine import Simulator
 from metapvp.exe import integrated_rl_script
 from metapvp.models import ModelError, load_model, new_model, save_model
-from metapvp.models.player import load_player, to_tensors
+from metapvp.models import to_tensors
+from metapvp.players.neural import load_player
 from metapvp.players import make_player
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
 from metapvp.training.rollout import Matchup, RolloutWorker
 from metapvp.training.trainer import RETIRE_AFTER, Trainer, TrainingError
-from metapvp.training.workers import WorkerError, WorkerPool
+from metapvp.training.pool import WorkerError
+from metapvp.training.workers import WorkerPool
 
 
 def real_decisions(battles=24, privileged=False, contract=None):

@@ -20,7 +20,7 @@ DEFAULTS = {
     "max_minutes": None,              # stop (and checkpoint) after this much wall time
     "workers": 2,                     # rollout processes (Ray actors with ray.enabled), each with its own V8 context
     # rollout workers as Ray actors: address null starts a local Ray instance, 'auto' or
-    # 'ray://host:port' joins a running cluster (README: "Training on a cluster")
+    # 'ray://host:port' joins a running cluster (docs/training.md: "Training on a cluster")
     "ray": {"enabled": False, "address": None},
     "device": "cpu",                  # where learning runs; rollouts always infer on the CPU
     "torch_threads": None,            # threads of the learner's torch (default: see learner_threads)

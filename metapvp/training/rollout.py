@@ -17,7 +17,7 @@ import torch
 
 from metapvp.engine import Simulator
 from metapvp.models import ModelError, PolicyNet, load_model
-from metapvp.models.player import to_tensors
+from metapvp.models import to_tensors
 from metapvp.players import Decisions, make_player
 from metapvp.training.ppo import gae
 
@@ -340,7 +340,7 @@ def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
     """Plays job['indices'] battles of learner job['learner'] (sampling its policy) against
     job['opponent'] (a scripted player or a model file); -> the learner's scores."""
     from metapvp.arena import play
-    from metapvp.models.player import NeuralPlayer
+    from metapvp.players.neural import NeuralPlayer
     worker.set_weights(job.get("weights", {}))
     a = NeuralPlayer(worker.learners[job["learner"]], seed=int(worker.rng.integers(1 << 31)))
     opp = worker.model_for(job["opponent"])

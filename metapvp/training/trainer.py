@@ -30,7 +30,8 @@ from metapvp.training.league import Elo, League
 from metapvp.training.metrics import Metrics
 from metapvp.training.ppo import ppo_update
 from metapvp.training.rollout import LEARNERS, Matchup
-from metapvp.training.workers import WorkerPool, make_pool
+from metapvp.training.pool import Pool
+from metapvp.training.workers import WorkerPool
 
 
 RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
@@ -96,10 +97,16 @@ class Trainer:
             self.load()
 
     # --- the loop --------------------------------------------------------------------------
-    def train(self):
+    def train(self, pool: Pool | None = None):
+        """Trains until the experiment's end (or Ctrl-C), on `pool` (default: the local worker
+        processes the experiment asks for; metapvp.cluster.pool.make_pool makes a Ray pool) which
+        it closes at the end; -> the latest model file."""
         cfg = self.cfg
+        if pool is None:
+            if cfg["ray"]["enabled"]:
+                raise TrainingError("ray.enabled: pass the pool of metapvp.cluster.pool.make_pool(cfg) to train()")
+            pool = WorkerPool(cfg, cfg["workers"])
         self.metrics = Metrics(self.outdir)
-        pool = make_pool(cfg)
         started = time.perf_counter()
         bar = None
         try:
@@ -136,7 +143,7 @@ class Trainer:
                 self.metrics.close()
         return self.outdir / "checkpoints" / "model-latest.zip"
 
-    def iteration(self, pool: WorkerPool) -> dict:
+    def iteration(self, pool: Pool) -> dict:
         t0 = time.perf_counter()
         if pool.pending is None:
             pool.submit("collect", self.plans(pool.size))
@@ -198,7 +205,7 @@ class Trainer:
         return {"new": new, "dps": values["charts/decisions_per_s"], "errors": errors}
 
     # --- imitation warm start ------------------------------------------------------------
-    def pretrain(self, pool: WorkerPool):
+    def pretrain(self, pool: Pool):
         """The teacher plays the learner's seat until pretrain.decisions of its choices are
         recorded; the main policy learns them (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
@@ -252,11 +259,11 @@ class Trainer:
             return 0.0
         return float(pre["kl_coef"] * max(0.0, 1.0 - self.updates / pre["kl_updates"]))
 
-    def overlaps(self, pool: WorkerPool, new: int) -> bool:
+    def overlaps(self, pool: Pool, new: int) -> bool:
         """Whether the next rollout starts now, before this update: with overlap on, unless the
         run ends with this update or an evaluation (which needs the workers) follows it."""
         cfg = self.cfg
-        return (cfg["rollout"]["overlap"] and pool.local is None
+        return (cfg["rollout"]["overlap"] and not pool.in_process
                 and self.decisions + new < cfg["total_decisions"]
                 and (self.updates + 1) % cfg["eval"]["every"] != 0)
 
@@ -342,7 +349,7 @@ class Trainer:
         while self.retired and self.updates - self.retired[0][0] >= RETIRE_AFTER:
             Path(self.retired.pop(0)[1]).unlink(missing_ok=True)
 
-    def evaluate(self, pool: WorkerPool):
+    def evaluate(self, pool: Pool):
         cfg = self.cfg["eval"]
         opponents = list(cfg["opponents"])
         opponents += [s["path"] for s in self.league.snapshots[-cfg["league_latest"]:]] if cfg["league_latest"] else []

@@ -9,14 +9,10 @@ import time
 import traceback
 
 from metapvp.lifecycle import exit_with_parent
-from metapvp.training.rollout import RolloutWorker, evaluate
+from metapvp.training.pool import Pool, WorkerError, run_command
+from metapvp.training.rollout import RolloutWorker
 
 CLOSE_WAIT_S = 10.0   # how long closing waits for the workers to finish before killing them
-COMMANDS = {"collect": lambda w, arg: w.collect(arg), "evaluate": evaluate, "reset": lambda w, arg: w.reset()}
-
-
-class WorkerError(RuntimeError):
-    """A rollout worker failed; the message carries its traceback."""
 
 
 def _serve(cfg: dict, index: int, conn):
@@ -36,39 +32,17 @@ def _serve(cfg: dict, index: int, conn):
             if cmd == "close":
                 break
             try:
-                conn.send(("ok", COMMANDS[cmd](worker, arg)))
+                conn.send(("ok", run_command(worker, cmd, arg)))
             except Exception:  # noqa: BLE001 -- reported to the learner
                 conn.send(("error", traceback.format_exc()))
     finally:
         worker.close()
 
 
-def make_pool(cfg: dict):
-    """The workers the experiment asks for: Ray actors (ray.enabled) or local processes."""
-    if cfg["ray"]["enabled"]:
-        from metapvp.cluster.pool import RayWorkerPool
-        return RayWorkerPool(cfg, cfg["workers"], cfg["ray"]["address"])
-    return WorkerPool(cfg, cfg["workers"])
-
-
-class Pool:
-    """What the trainer uses of a pool of workers: `size` workers; submit a command (args[i] to
-    worker i), gather the results in order; run does both."""
-    pending = None
-
-    def run(self, cmd: str, args: list) -> list:
-        """Runs `cmd` with args[i] on worker i, all at once; -> their results in order."""
-        self.submit(cmd, args)
-        return self.gather()
-
-    def check_idle(self):
-        if self.pending is not None:
-            raise RuntimeError(f"'{self.pending[0]}' is still running on the workers: gather it first")
-
-
 class WorkerPool(Pool):
     def __init__(self, cfg: dict, count: int):
         self.local = RolloutWorker(cfg, 0) if count == 0 else None
+        self.in_process = self.local is not None
         self.procs, self.conns = [], []
         self.pending = None         # (command, args) submitted and not yet gathered
         self.lost = 0               # workers replaced after dying: none here, a death is an error
@@ -105,7 +79,7 @@ class WorkerPool(Pool):
         cmd, args = self.pending
         self.pending = None
         if self.local is not None:
-            return [COMMANDS[cmd](self.local, args[0])]
+            return [run_command(self.local, cmd, args[0])]
         # every reply is read, also after a failure: one left in a pipe would pass for the
         # answer to the next command
         replies = []

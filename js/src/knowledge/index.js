@@ -8,6 +8,7 @@ import {BoundedCache} from './cache.js';
 import {Dex} from '@pkmn/sim';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
 import {toID} from '../contract.js';
+import {formatOf} from '../format.js';
 
 export const DAMAGE_COLUMNS = ['expected', 'min', 'max', 'ko_chance'];
 export const FOE_MOVES = 6;       // candidate moves of the foe's active Pokemon
@@ -90,10 +91,6 @@ function foeMon(view, p, sets) {
 }
 const DEFAULT_EVS = [{hp: 252, atk: 252, def: 252, spa: 252, spd: 252, spe: 252},
   {hp: 84, atk: 84, def: 84, spa: 84, spd: 84, spe: 84}];
-
-function formatOf(battle) {
-  return toID(battle.tier || '');
-}
 
 function compute(view) {
   const battle = view.battle;

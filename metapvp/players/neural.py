@@ -1,7 +1,7 @@
 """A trained policy as a player: every waiting battle goes through one forward pass.
 
 Several models can play as one (an ensemble): their action probabilities are averaged (in the
-README's measurements a point or two better than either alone, within the noise). A temperature reshapes the
+measurements of docs/agent.md a point or two better than either alone, within the noise). A temperature reshapes the
 (averaged) probabilities before sampling: 1 samples the policy as trained, 0 always takes its
 most probable action."""
 from __future__ import annotations
@@ -11,13 +11,8 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from metapvp.models.modelfile import ModelError, load_model
-from metapvp.models.network import PolicyNet
+from metapvp.models import ModelError, PolicyNet, load_model, to_tensors
 from metapvp.players.base import Decisions, Player
-
-
-def to_tensors(obs: dict[str, np.ndarray], device="cpu") -> dict[str, torch.Tensor]:
-    return {k: torch.as_tensor(np.ascontiguousarray(v), device=device) for k, v in obs.items()}
 
 
 class NeuralPlayer(Player):

@@ -1,0 +1,209 @@
+"""The battle runner: a run of many battles between two player specs, split into shares played
+by worker processes (each with its own V8 context), tallied, reported and logged. head2head.py
+is its command line; cluster/battles.py plays the same shares on Ray actors.
+
+A run's results depend on its seed and its number of workers, never on timing: worker w plays
+every W-th battle, and each battle's seed and seats follow from its number."""
+from __future__ import annotations
+
+import gzip
+import multiprocessing as mp
+import queue
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from tqdm import tqdm
+
+from metapvp.arena.match import play
+from metapvp.arena.stats import summarize
+from metapvp.backends import make_backend
+from metapvp.engine import memory
+from metapvp.lifecycle import exit_with_parent
+from metapvp.players import contract_for, make_player
+
+
+@dataclass
+class RunConfig:
+    """What a run plays. p1 and p2 name players (specs, metapvp/players/spec.py), not sides: they
+    swap sides every battle."""
+    p1: str
+    p2: str
+    format: str = "gen9randombattle"
+    num_matches: int = 100
+    workers: int = 1
+    concurrency: int = 32          # battles at once per worker
+    seed: int = 0
+    sim: str = "inprocess"         # the backend: inprocess or stdio
+    outdir: str | None = None      # where results.json and logs/ go
+    play_best_move: str | None = None  # p1, p2 or both take their best action instead of sampling
+    team_p1: str | None = None     # team files, for formats with user teams
+    team_p2: str | None = None
+    quiet: bool = False            # no progress bar
+    memory_every: int = 0          # every N battles, each local worker samples its memory
+    ray: str | None = None         # None: local processes; else 'local' or a cluster's address
+
+
+@dataclass
+class Tally:
+    """The run's finished battles as counts: a long run keeps no per-battle rows in memory."""
+    a: int = 0
+    b: int = 0
+    ties: int = 0
+    failed: int = 0
+    turns: int = 0
+    invalid: int = 0
+    unavailable: int = 0
+    errors: set = field(default_factory=set)
+    memory: list = field(default_factory=list)   # the workers' memory samples (memory_every)
+
+    def add(self, r: dict):
+        """One battle's result (a Result's fields)."""
+        if r["winner"] is None:
+            self.failed += 1
+        else:
+            self.a += r["winner"] == "a"
+            self.b += r["winner"] == "b"
+            self.ties += r["winner"] == "tie"
+            self.turns += r["turns"]
+        self.invalid += r["invalid"]
+        self.unavailable += r["unavailable"]
+        if r["error"] and len(self.errors) < 100:
+            self.errors.add(r["error"])
+
+    @property
+    def played(self) -> int:
+        return self.a + self.b + self.ties
+
+    def score(self, cfg: RunConfig) -> str:
+        return f"{cfg.p1} {self.a}-{self.b} {cfg.p2}"
+
+
+def player_seeds(seed: int, worker: int) -> tuple[int, int]:
+    """The two players' seeds in worker `worker` of a run with `seed`: distinct for every worker
+    and player (a player's sampling must not repeat another's)."""
+    a, b = np.random.SeedSequence([seed, worker]).generate_state(2)
+    return int(a), int(b)
+
+
+def shares(cfg: RunConfig) -> list[list[int]]:
+    """The battles of each worker: every W-th, so that a run's results depend on W, not on timing."""
+    return [s for s in (list(range(w, cfg.num_matches, cfg.workers)) for w in range(cfg.workers)) if s]
+
+
+def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None = None):
+    """Plays the run's battles `indices` in this process, as one worker of the run; yields their
+    Results (with their logs when cfg.outdir is set)."""
+    seed_a, seed_b = player_seeds(cfg.seed, indices[0] if indices else 0)
+    a = make_player(cfg.p1, seed=seed_a, fmt=cfg.format)
+    b = make_player(cfg.p2, seed=seed_b, fmt=cfg.format)
+    teams = None
+    if cfg.team_p1:
+        teams = {"a": Path(cfg.team_p1).read_text(), "b": Path(cfg.team_p2).read_text()}
+    greedy = (cfg.play_best_move in ("p1", "both"), cfg.play_best_move in ("p2", "both"))
+    backend = make_backend(cfg.sim, contract_for(a, b))
+    try:
+        yield from play(a, b, cfg.format, indices, seed=cfg.seed, concurrency=cfg.concurrency, teams=teams,
+                        keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop)
+    finally:
+        backend.close()
+
+
+def write_log(cfg: RunConfig, index: int, log: str):
+    with gzip.open(Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz", "wt") as f:
+        f.write(log)
+
+
+def _worker(cfg: RunConfig, indices, results, stop):
+    exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
+    try:
+        for n, r in enumerate(play_share(cfg, indices, stop), 1):
+            if cfg.outdir and r.log:
+                write_log(cfg, r.index, r.log)
+            r.log = None
+            results.put(("result", r.__dict__))
+            if cfg.memory_every and n % cfg.memory_every == 0:
+                results.put(("memory", {"worker": indices[0], "battles": n, **memory.sample()}))
+    except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
+        results.put(("error", f"{type(e).__name__}: {e}"))
+    results.put(("done", None))
+
+
+def prepare(cfg: RunConfig):
+    if cfg.outdir:
+        (Path(cfg.outdir) / "logs").mkdir(parents=True, exist_ok=True)
+
+
+def run(cfg: RunConfig) -> dict:
+    """Plays the run in cfg.workers local processes; -> the report (see report())."""
+    prepare(cfg)
+    ctx = mp.get_context("spawn")
+    results, stop = ctx.Queue(), ctx.Event()
+    procs = [ctx.Process(target=_worker, args=(cfg, s, results, stop), daemon=True) for s in shares(cfg)]
+    start = time.perf_counter()
+    for p in procs:
+        p.start()
+    done, tally, fatal, interrupted = 0, Tally(), [], False
+    bar = tqdm(total=cfg.num_matches, unit="battle", file=sys.stderr, disable=cfg.quiet)
+    try:
+        while done < len(procs):
+            try:
+                kind, payload = results.get(timeout=1.0)
+            except queue.Empty:
+                if not any(p.is_alive() for p in procs):
+                    break
+                continue
+            if kind == "result":
+                tally.add(payload)
+                bar.update(1)
+                bar.set_postfix_str(tally.score(cfg))
+            elif kind == "memory":
+                tally.memory.append(payload)
+            elif kind == "error":
+                fatal.append(payload)
+                tqdm.write(f"worker failed: {payload}", file=sys.stderr)
+            else:
+                done += 1
+    except KeyboardInterrupt:
+        interrupted = True
+        tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
+        stop.set()
+        deadline = time.time() + 10
+        while time.time() < deadline and any(p.is_alive() for p in procs):
+            try:
+                kind, payload = results.get(timeout=0.5)
+                if kind == "result":
+                    tally.add(payload)
+            except queue.Empty:
+                pass
+    finally:
+        bar.close()
+        for p in procs:
+            p.join(timeout=5)
+            if p.is_alive():
+                p.terminate()
+                p.join()
+    return report(cfg, tally, fatal, time.perf_counter() - start, interrupted)
+
+
+def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
+    """The run's result as one JSON-able dict: the win rate with its 95% interval, speeds, errors
+    (failed battles and failed workers) and their messages."""
+    t = tally
+    return {"format": cfg.format, "p1": cfg.p1, "p2": cfg.p2, **summarize(t.a, t.b, t.ties),
+            "p1_wins": t.a, "p2_wins": t.b, "ties": t.ties,
+            "mean_turns": t.turns / t.played if t.played else None,
+            "battles_per_s": t.played / seconds if seconds else None,
+            "turns_per_s": t.turns / seconds if seconds else None,
+            "errors": t.failed + len(fatal),
+            "invalid_choices": t.invalid,
+            "unavailable_choices": t.unavailable,
+            "requested": cfg.num_matches, "seed": cfg.seed, "sim": cfg.sim, "workers": cfg.workers,
+            "ray": cfg.ray, "lost_workers": lost_workers,
+            "play_best_move": cfg.play_best_move,
+            "seconds": seconds, "interrupted": interrupted,
+            "error_messages": sorted(t.errors | set(fatal))[:20],
+            **({"memory": t.memory} if t.memory else {})}
