@@ -17,9 +17,9 @@ import time
 import numpy as np
 
 from metapvp.contract import load
-from metapvp.engine import Engine, Simulator, context
-from metapvp.engine.v8 import V8
-from metapvp.engine.golden import play_random
+from metapvp.engine import Engine, Simulator
+from metapvp.engine.v8 import CHECKS_BUNDLE, V8, checks_context
+from metapvp.tests.golden import play_random
 
 
 def record(fmt, n, seed):
@@ -28,9 +28,9 @@ def record(fmt, n, seed):
 
 
 def bench_raw(fmt, n, seed):
-    v8 = context()
+    v8 = checks_context()
     start = time.perf_counter()
-    out = v8.play_raw({'format': fmt, 'battles': n, 'seed': f'{seed},1,1,1'})
+    out = v8.checks("playRaw", {'format': fmt, 'battles': n, 'seed': f'{seed},1,1,1'})
     out["seconds"] = time.perf_counter() - start
     return out
 
@@ -64,7 +64,7 @@ def bench_bridge(battles, batch):
 def in_v8(battles, code, contract=None):
     """Times `code` run inside V8 over the battles' streams (set as globalThis.__battles), in
     this process's context for `contract`, or in `contract` where it is a V8 context itself."""
-    v8 = contract if isinstance(contract, V8) else context(contract)
+    v8 = contract if isinstance(contract, V8) else checks_context(contract)
     v8.eval(f"globalThis.__battles = {json.dumps([b['streams'] for b in battles])}")
     start = time.perf_counter()
     result = v8.eval(code)
@@ -111,7 +111,7 @@ def main():
                     help="battles the warm singles-v2 context plays before the measured ones")
     args = ap.parse_args()
 
-    context()  # load V8 before timing anything
+    checks_context()  # load V8 before timing anything
     raw = bench_raw(args.format, args.battles, args.seed)
     sim_us = raw["seconds"] / raw["decisions"] * 1e6
     print(f"simulator alone ({args.format}, {raw['battles']} battles, in mini-racer): "
@@ -129,11 +129,11 @@ def main():
              ("+ the encoder, in V8, batch 32", bench_engine_in_v8(battles, 32, True)[0])]
     # singles-v2 adds the battle knowledge; its caches start cold here (every species' sets are
     # drawn on first sight, every damage result computed), as at the start of a run
-    seconds, cold = knowledge_counts(context("singles-v2"), battles)
+    seconds, cold = knowledge_counts(checks_context("singles-v2"), battles)
     steps.append(("  the encoder for singles-v2 instead (battle knowledge, cold)", seconds))
     # the same battles in a second context that has played other battles first: the species'
     # sets drawn and the JIT warm, as in a long run, but none of these battles' results cached
-    warm = V8(load("singles-v2"))
+    warm = V8(load("singles-v2"), CHECKS_BUNDLE)
     bench_engine_in_v8(record(args.format, args.warm_battles, args.seed + 1), 32, True, warm)
     seconds, warmed = knowledge_counts(warm, battles)
     steps.append((f"  the encoder for singles-v2, warm (after {args.warm_battles} other battles)", seconds))

@@ -1,4 +1,4 @@
-"""The suite's fuzzers (metapvp/fuzz.py), run as long as you like: mutated lines of recorded
+"""The suite's fuzzers (metapvp/tests/fuzzing.py), run as long as you like: mutated lines of recorded
 battles through Engine.batch, and mutated move API requests through serve_api over TCP.
 
     ./rp scripts/fuzz.py [--lines 1000000] [--seed 0] [--report fuzz.json]
@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from metapvp.fuzz import fuzz_api, fuzz_engine  # noqa: E402
+from metapvp.tests.fuzzing import fuzz_api, fuzz_engine  # noqa: E402
 
 
 def serve_in_thread():

@@ -3,7 +3,8 @@
 #   1. .venv (or $METAPVP_VENV) with torch ($METAPVP_TORCH_SPEC, default torch==2.13.0) and the
 #      package's dependencies          -- inputs: pyproject.toml, the torch spec
 #   2. npm ci in js/                   -- inputs: js/package-lock.json
-#   3. build/engine.js                 -- inputs: js/src, js/package-lock.json, the build script
+#   3. build/engine.js, build/checks.js -- inputs: js/src, js/checks, js/package-lock.json, the
+#                                         build script
 # `rp` runs this before every command; with nothing changed it returns at once.
 # Force a step to rerun with METAPVP_REBUILD=1 (all steps) or by deleting .venv, js/node_modules
 # or build/.
@@ -39,9 +40,9 @@ if ! fresh npm "$npm_key" || [ ! -d "$root/js/node_modules" ]; then
 fi
 
 js_key=$( (digest "$root/js/package-lock.json" "$root/scripts/compile-headless-client.sh"; \
-  find "$root/js/src" -type f | sort | xargs cat | sha256sum) | sha256sum | cut -c1-16)
-if ! fresh bundle "$js_key" || [ ! -f "$root/build/engine.js" ]; then
-  say "bundling build/engine.js"
+  find "$root/js/src" "$root/js/checks" -type f | sort | xargs cat | sha256sum) | sha256sum | cut -c1-16)
+if ! fresh bundle "$js_key" || [ ! -f "$root/build/engine.js" ] || [ ! -f "$root/build/checks.js" ]; then
+  say "bundling build/engine.js and build/checks.js"
   "$root/scripts/compile-headless-client.sh" >&2
   echo "$js_key" > "$stamps/bundle"
 fi

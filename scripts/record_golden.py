@@ -16,7 +16,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.engine import Engine, Simulator
-from metapvp.engine.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, play_random, replay_stacked
+from metapvp.tests.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, play_random, replay_stacked
 
 
 def main():

@@ -7,10 +7,6 @@ import {bindWriters} from './encoder.js';
 import {Engine} from './engine.js';
 import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
-import {checkMasks} from './maskcheck.js';
-import {checkKnowledge} from './knowledgecheck.js';
-import {playRaw} from './rawsim.js';
-import {feedClientOnly, replayEngine} from './clientonly.js';
 import {legalChoices, NUM_ACTIONS} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
@@ -56,11 +52,6 @@ const metapvp = {
     return JSON.stringify(obj[method](...(Array.isArray(arg) ? arg : [arg])) ?? null);
   },
   buffer(handle) { return objects[handle].output.buffer; },
-  checkMasks(options) { return JSON.stringify(checkMasks(options)); },
-  checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
-  playRaw(options) { return JSON.stringify(playRaw(options)); },
-  feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
-  replayEngine(battles, batch, encode) { return replayEngine(contract, battles, batch, encode); },
   /** A team file's text (export or packed format) in packed format, for `>player`. */
   packTeam(text) {
     try {
@@ -88,5 +79,8 @@ const metapvp = {
     return metapvp[name](...args);
   },
 };
+
+/** The contract loaded by init (for the checks bundle, js/checks/index.js). */
+export function loadedContract() { return contract; }
 
 globalThis.metapvp = metapvp;

@@ -28,7 +28,8 @@ import torch
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players.neural import NeuralPlayer
-from metapvp.players.base import Decisions
+from metapvp.models import sample
+from metapvp.players.base import Decisions, allowed
 from metapvp.players.lookahead import LookaheadPlayer
 
 log = logging.getLogger(__name__)
@@ -126,15 +127,14 @@ class MoveApi:
         probs, win = self.player.evaluate(obs)
         p = probs[0]
         if req.get("sample"):
-            action = int(torch.multinomial(torch.as_tensor(p), 1, generator=self.player.generator))
+            action = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
         else:  # the player's best: the most probable action, or what a lookahead player keeps
             action = int(self.player.choose(Decisions([(battle, state.perspective)], obs, self.engine), probs)[0])
         choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
         if not choices:  # a request that allows nothing (malformed): the simulator's own pick
             return {"battle": battle, "choice": "default", "action": None, "rqid": rec.rqid, "probs": {},
                     "win": float(win[0])}
-        if action not in choices:
-            action = max(choices, key=lambda a: p[a])
+        action = allowed(action, obs["action.mask"][0], p)
         return {"battle": battle, "choice": choices[action], "action": action, "rqid": rec.rqid,
                 "probs": {c: round(float(p[a]), 6) for a, c in choices.items()}, "win": float(win[0])}
 

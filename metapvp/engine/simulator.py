@@ -4,7 +4,7 @@ observation out."""
 from __future__ import annotations
 
 from metapvp.engine.types import BattleError, Decision, Ended, Step
-from metapvp.engine.v8 import V8Object, context
+from metapvp.engine.v8 import V8Object
 
 
 class Simulator(V8Object):
@@ -33,11 +33,3 @@ class Simulator(V8Object):
         rows = max((max(d.row, d.priv) for d in decisions), default=-1) + 1
         return Step(decisions, self._views(out["generation"], rows),
                     [Ended(**e) for e in out["ended"]], [BattleError.from_js(e) for e in out["errors"]])
-
-
-def check_masks(format: str, battles: int, seed: str = "1,2,3,4", contract=None, **teams) -> dict:
-    """Plays `battles` random battles in JS and offers the simulator every action at every
-    decision; returns the counts (see js/src/maskcheck.js). teams: p1team / p2team."""
-    v8 = context(contract)
-    opts = {"format": format, "battles": battles, "seed": seed, **teams}
-    return v8.check_masks(opts)

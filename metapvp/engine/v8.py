@@ -12,6 +12,7 @@ import queue
 import threading
 import time
 import weakref
+from pathlib import Path
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from metapvp.engine.types import EngineError
 
 log = logging.getLogger(__name__)
 BUNDLE = ROOT / "build" / "engine.js"
+CHECKS_BUNDLE = ROOT / "build" / "checks.js"   # the same plus what tests and benchmarks call (js/checks)
 
 # mini-racer starts V8 with --single-threaded unless told otherwise: GC marking and JIT
 # compilation then run on the JS thread, and the simulator runs ~30% slower (measured by
@@ -38,9 +40,9 @@ CALL_TIMEOUT_S = float(os.environ.get("METAPVP_V8_TIMEOUT", "600"))
 class V8:
     """One mini-racer context with the bundle and a contract loaded."""
 
-    def __init__(self, contract: Contract):
-        if not BUNDLE.is_file():
-            raise EngineError(f"{BUNDLE} is missing: run any command through ./rp to build it")
+    def __init__(self, contract: Contract, bundle: Path = BUNDLE):
+        if not bundle.is_file():
+            raise EngineError(f"{bundle} is missing: run any command through ./rp to build it")
         start = time.perf_counter()
         init_mini_racer(flags=V8_FLAGS, ignore_duplicate_init=True)  # no-op once V8 is up
         self.ctx = MiniRacer()
@@ -50,7 +52,7 @@ class V8:
         # in the middle of a call (the garbage collector, while mini-racer converts its result)
         # and must not wait for the lock that call holds
         self._doomed: list[int] = []
-        self.ctx.eval(BUNDLE.read_text())
+        self.ctx.eval(bundle.read_text())
         # eval(code) for code written once; invoke(text) for every call, its arguments a value
         self._eval, self._invoke = _direct_paths(self.ctx) or _public_paths(self.ctx)
         self.contract = contract
@@ -59,7 +61,7 @@ class V8:
             raise EngineError(f"contract {contract.name}: JS lays records out in {info['recordBytes']}"
                               f" bytes, Python in {contract.record_bytes}")
         self.load_seconds = time.perf_counter() - start
-        log.info("loaded %s into V8 in %.2f s", BUNDLE.name, self.load_seconds)
+        log.info("loaded %s into V8 in %.2f s", bundle.name, self.load_seconds)
 
     def eval(self, code: str):
         """Runs source code: for code that is the same every time (V8 keeps every distinct
@@ -132,14 +134,10 @@ class V8:
     def legal_actions(self, request_json: str) -> dict:
         return json.loads(self._fn("legalActions", request_json))
 
-    def play_raw(self, options: dict) -> dict:
-        return json.loads(self._fn("playRaw", options))
-
-    def check_masks(self, options: dict) -> dict:
-        return json.loads(self._fn("checkMasks", options))
-
-    def check_knowledge(self, options: dict) -> dict:
-        return json.loads(self._fn("checkKnowledge", options))
+    def checks(self, name: str, *args):
+        """A function of the checks bundle (js/checks/index.js: checkMasks, checkKnowledge,
+        playRaw, ...), in a context made by checks_context(); its JSON result, parsed."""
+        return json.loads(self._fn(name, *args))
 
     def knowledge_stats(self) -> dict:
         """The damage calculator's counters and, under "cached", each knowledge cache's size."""
@@ -283,17 +281,23 @@ def _js_message(e: JSEvalException) -> str:
     return str(e)
 
 
-_contexts: dict[str, V8] = {}
+_contexts: dict[tuple[str, Path], V8] = {}
 _lock = threading.Lock()
 
 
-def context(contract: Contract | str | None = None) -> V8:
+def context(contract: Contract | str | None = None, bundle: Path = BUNDLE) -> V8:
     """This process's V8 context for `contract` (default: the default contract)."""
     c = contract if isinstance(contract, Contract) else load(contract or "singles-v1")
     with _lock:
-        if c.hash not in _contexts:
-            _contexts[c.hash] = V8(c)
-        return _contexts[c.hash]
+        if (c.hash, bundle) not in _contexts:
+            _contexts[c.hash, bundle] = V8(c, bundle)
+        return _contexts[c.hash, bundle]
+
+
+def checks_context(contract: Contract | str | None = None) -> V8:
+    """A context with the checks bundle (build/checks.js), for tests and benchmarks: the product
+    bundle plus the mask check, the knowledge check and the raw simulator (V8.checks)."""
+    return context(contract, CHECKS_BUNDLE)
 
 
 def contexts() -> list[V8]:

@@ -29,6 +29,10 @@ import time
 
 
 from metapvp import ROOT
+from metapvp.arena import play
+from metapvp.engine import Simulator, context
+from metapvp.engine.v8 import checks_context
+from metapvp.players import RandomPlayer
 
 
 def raw_node(fmt: str, battles: int, seed: int) -> dict:
@@ -38,20 +42,16 @@ def raw_node(fmt: str, battles: int, seed: int) -> dict:
 
 
 def raw_mini_racer(fmt: str, battles: int, seed: int) -> dict:
-    from metapvp.engine import context
-    v8 = context()  # loaded before the clock starts, as for the full stack
+    v8 = checks_context()  # loaded before the clock starts, as for the full stack
     spec = {"format": fmt, "battles": battles, "seed": f"{seed},2,3,4"}  # raw-sim.mjs's seeds
     start = time.perf_counter()
-    out = v8.play_raw(spec)
+    out = v8.checks("playRaw", spec)
     out["seconds"] = time.perf_counter() - start
     return out
 
 
 def full_stack(fmt: str, battles: int, seed: int, concurrency: int, contract: str = "singles-v1",
                warmup: int = 0) -> dict:
-    from metapvp.arena import play
-    from metapvp.engine import Simulator, context
-    from metapvp.players import RandomPlayer
 
     class Counting(RandomPlayer):
         decisions = 0

@@ -1,9 +1,10 @@
 """Trained policies: the network and model files (metapvp.players.neural plays them)."""
 from metapvp.models.modelfile import ModelError, load_model, save_model
 from metapvp.models.network import PRESETS, PolicyNet, to_tensors
+from metapvp.models.sampling import sample
 from metapvp.models.tables import dex_tables
 
-__all__ = ["ModelError", "PRESETS", "PolicyNet", "load_model", "new_model", "save_model", "to_tensors"]
+__all__ = ["ModelError", "PRESETS", "PolicyNet", "load_model", "new_model", "sample", "save_model", "to_tensors"]
 
 
 def new_model(contract, preset: str = "small") -> PolicyNet:

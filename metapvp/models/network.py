@@ -105,6 +105,7 @@ class PolicyNet(nn.Module):
             switch_k = width(contract, ("switch.dealt", "switch.taken", "switch.first"), 1)
             # the foe's candidate moves: probability and damage on our active Pokemon
             foe_k = contract.by_name["foe.move_prob"].shape[0] * (1 + contract.by_name["foe.move_damage"].shape[-1])
+        self.col_foe_expected = contract.column("foe.move_damage", "expected") if self.knowledge else 0
         # Static dex data (see js/src/dextables.js), saved with the weights.
         n_table = len(contract.tables["moves"]["columns"])
         self.register_buffer("move_table", move_table if move_table is not None else torch.zeros(v["moves"], n_table))
@@ -222,7 +223,7 @@ class PolicyNet(nn.Module):
              + self.terrain(obs["field.terrain"].long().reshape(b)))
         if self.knowledge:
             foe_moves = torch.cat([obs["foe.move_prob"].float(),
-                                   obs["foe.move_damage"][:, :, 0].float().reshape(b, -1)], -1)
+                                   obs["foe.move_damage"][:, :, self.col_foe_expected].float().reshape(b, -1)], -1)
             g = g + self.knowledge_in(foe_moves)
         z = self.torso(torch.cat([g, own_active, foe_active, pooled[:, 0], pooled[:, 1]], -1))
 

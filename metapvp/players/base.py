@@ -37,6 +37,16 @@ class Player:
         raise NotImplementedError
 
 
+def allowed(action: int, mask: np.ndarray, probs: np.ndarray | None = None) -> int:
+    """`action` where the decision's mask allows it; else the one rule for a masked action: the
+    allowed action the player thinks most probable (`probs`, where it has them), or else the
+    first allowed one. The mask must allow something."""
+    if mask[action]:
+        return int(action)
+    legal = np.flatnonzero(mask)
+    return int(legal[np.argmax(probs[legal])] if probs is not None else legal[0])
+
+
 def contract_for(*players) -> str | None:
     """The one contract these players need fed (None where none needs one in particular); a
     ValueError naming them where two need different ones."""

@@ -11,7 +11,7 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from metapvp.models import ModelError, PolicyNet, load_model, to_tensors
+from metapvp.models import ModelError, PolicyNet, load_model, sample, to_tensors
 from metapvp.players.base import Decisions, Player
 
 
@@ -59,7 +59,7 @@ class NeuralPlayer(Player):
         probs, _ = self._forward(decisions.obs)
         if greedy or self.temperature == 0:
             return probs.argmax(-1).numpy()
-        return torch.multinomial(probs, 1, generator=self.generator).squeeze(-1).numpy()
+        return sample(probs, self.generator).numpy()
 
 
 def load_player(path, seed: int | None = None, temperature: float = 1.0) -> NeuralPlayer:

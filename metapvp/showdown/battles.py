@@ -14,11 +14,10 @@ import re
 import time
 from dataclasses import dataclass, field
 
-import numpy as np
 
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
-from metapvp.players import Decisions, Player
+from metapvp.players.base import Decisions, Player, allowed
 
 log = logging.getLogger(__name__)
 RATING = re.compile(r"^\|raw\|(.+?)'s rating: (\d+) &rarr; <strong>(\d+)</strong>")
@@ -109,8 +108,7 @@ class LiveBattles:
         if not mask.any():
             return [f"{b.room}|/choose default|{rqid}"]
         action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
-        if not mask[0, action]:  # a scripted player that cannot see our bans: first allowed one
-            action = int(np.flatnonzero(mask[0])[0])
+        action = allowed(action, mask[0])  # a scripted player that cannot see our bans
         return [f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"]
 
     def choice_for(self, b: BattleState, action: int) -> str | None:

@@ -89,7 +89,7 @@ class FuzzTest(unittest.TestCase):
     def test_mutated_recorded_battles_never_break_the_engine_or_clean_battles(self):
         """Every golden battle, both sides, with a quarter of its lines mutated, beside clean
         copies in the same calls: errors name their battles, clean ones encode as they do alone."""
-        from metapvp.fuzz import fuzz_engine
+        from metapvp.tests.fuzzing import fuzz_engine
         stats = fuzz_engine(lines=20_000, seed=7)
         self.assertGreaterEqual(stats.mutated, 20_000)
         self.assertEqual(stats.problems, [])

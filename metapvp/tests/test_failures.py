@@ -1,23 +1,23 @@
 """A failing battle fails alone: a player that raises in some battles makes those battles errors
-with its reason, and every other battle of the share is played, in a batch of battles
-(arena.play) and in a whole run of worker processes (arena.runner, as head2head.py plays)."""
+with its reason, and every other battle is played: in a batch of battles (arena.play), in a
+whole run of worker processes (arena.runner, as head2head.py plays), and in training's rollouts."""
 import unittest
 
 from metapvp.arena import RunConfig, play, run
 from metapvp.players import Player, RandomPlayer
 
-FAULTY = {"h2h-3", "h2h-6"}   # the battles the faulty player raises in
+FAULTY = ("-3", "-6")   # the faulty player raises in battles whose id ends so (h2h-3, w0-6...)
 
 
 class FaultyPlayer(Player):
-    """Random, but raises whenever a battle of FAULTY is among its decisions."""
+    """Random, but raises whenever a battle ending in FAULTY is among its decisions."""
     name = "faulty"
 
     def __init__(self, seed=None):
         self.random = RandomPlayer(seed)
 
     def act(self, decisions, greedy=False):
-        bad = sorted({battle for battle, _ in decisions.keys} & FAULTY)
+        bad = sorted({battle for battle, _ in decisions.keys if battle.endswith(FAULTY)})
         if bad:
             raise RuntimeError(f"cannot decide in {bad[0]}")
         return self.random.act(decisions)
@@ -32,7 +32,7 @@ class FailingBattleTest(unittest.TestCase):
     def test_a_raising_player_fails_only_its_battles(self):
         results = list(play(FaultyPlayer(1), RandomPlayer(2), "gen9randombattle", range(8), seed=4, concurrency=8))
         failed = {r.battle: r.error for r in results if r.winner is None}
-        self.assertEqual(set(failed), FAULTY)
+        self.assertEqual(set(failed), {"h2h-3", "h2h-6"})
         for battle, error in failed.items():
             self.assertIn(f"cannot decide in {battle}", error)
             self.assertIn("player faulty raised", error)
@@ -48,3 +48,23 @@ class FailingBattleTest(unittest.TestCase):
         self.assertEqual(len(result["error_messages"]), 2)
         self.assertTrue(all("RuntimeError: cannot decide in h2h-" in m for m in result["error_messages"]))
         self.assertEqual(result["p1_wins"] + result["p2_wins"] + result["ties"], 8)
+
+    def test_a_raising_baseline_in_training_ends_only_its_battles(self):
+        import tempfile
+        from metapvp import ROOT
+        from metapvp.training.config import load_expt
+        from metapvp.training.rollout import Matchup, RolloutWorker
+        from metapvp.training.trainer import Trainer
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--rollout.decisions_per_worker", "300"])
+        with tempfile.TemporaryDirectory() as tmp:
+            plan = Trainer(cfg, tmp).plans(1)[0]
+        plan["matchups"] = [Matchup("baseline", "main", ",metapvp.tests.test_failures.faulty")]
+        plan["shares"] = [1.0]
+        worker = RolloutWorker(cfg)
+        try:
+            rollout = worker.collect(plan)
+        finally:
+            worker.close()
+        self.assertEqual(sorted(e.split(":")[0] for e in rollout.errors), ["w0-3", "w0-6"])
+        self.assertTrue(all("cannot decide in" in e for e in rollout.errors), rollout.errors)
+        self.assertGreaterEqual(len(rollout.actions), 200)   # the other battles' transitions

@@ -11,7 +11,7 @@ import numpy as np
 from metapvp import ROOT
 from metapvp.contract import load
 from metapvp.engine import Engine
-from metapvp.engine.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, replay
+from metapvp.tests.golden import FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, replay
 
 DATA = ROOT / "metapvp/tests/data/golden"
 

@@ -15,7 +15,7 @@ import numpy as np
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
 from metapvp.backends import make_backend
-from metapvp.engine.golden import FORMATS, teams_for
+from metapvp.tests.golden import FORMATS, teams_for
 from metapvp.players import make_player
 
 

@@ -12,7 +12,7 @@ import numpy as np
 from metapvp.arena import play
 from metapvp.contract import CONTRACTS, Contract, ContractError, load
 from metapvp.engine import Simulator
-from metapvp.engine.v8 import EngineError, V8, context
+from metapvp.engine.v8 import V8, EngineError, checks_context, context
 from metapvp.models import PolicyNet, load_model, new_model, save_model
 from metapvp.players.neural import load_player
 from metapvp.players import RandomPlayer, contract_for
@@ -27,8 +27,8 @@ class KnowledgeAgainstSimulatorTest(unittest.TestCase):
 
     @classmethod
     def setUpClass(cls):
-        v8 = context("singles-v2")
-        cls.results = {f: v8.check_knowledge({"format": f, "battles": 6, "seed": [7, 8, 9, 10],
+        v8 = checks_context("singles-v2")
+        cls.results = {f: v8.checks("checkKnowledge", {"format": f, "battles": 6, "seed": [7, 8, 9, 10],
                                               "restartCachesEvery": 40}) for f in FORMATS}
         for f, r in cls.results.items():
             print(f"\n{f}: damage {r['damage']['mismatches']}/{r['damage']['compared']} differ, "

@@ -4,7 +4,7 @@ action is offered to the simulator and its verdict compared with the mask."""
 import multiprocessing as mp
 import unittest
 
-from metapvp.engine.golden import FORMATS, teams_for
+from metapvp.tests.golden import FORMATS, teams_for
 
 BATTLES = 200
 # Special cases the battles must have met, each at decisions with 0 mismatches.
@@ -14,8 +14,11 @@ SITUATIONS = ["team_preview", "forced_switch", "revival_blessing", "trapped", "m
 
 
 def check(fmt):
-    from metapvp.engine import check_masks
-    return check_masks(fmt, BATTLES, seed=f"{len(fmt)},9,9,{BATTLES}", **teams_for(fmt))
+    """Plays BATTLES random battles in JS and offers the simulator every action at every
+    decision (js/checks/maskcheck.js); -> the counts."""
+    from metapvp.engine.v8 import checks_context
+    opts = {"format": fmt, "battles": BATTLES, "seed": f"{len(fmt)},9,9,{BATTLES}", **teams_for(fmt)}
+    return checks_context().checks("checkMasks", opts)
 
 
 class MaskMatchesSimulatorTest(unittest.TestCase):

@@ -153,7 +153,7 @@ class ServeApiTest(unittest.TestCase):
     def test_fuzzed_requests_all_get_answers(self):
         """Requests from recorded battles with mutated lines and request JSONs, over one
         connection: every one answered (a choice or an error), none dropped, no internal error."""
-        from metapvp.fuzz import fuzz_api
+        from metapvp.tests.fuzzing import fuzz_api
         stats = fuzz_api(self.port, lines=FUZZ_API_LINES, seed=5)
         self.assertGreaterEqual(stats.mutated, FUZZ_API_LINES)
         self.assertEqual(stats.problems, [])

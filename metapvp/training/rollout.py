@@ -15,11 +15,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from metapvp.arena import play
+from metapvp.arena.match import decide
 from metapvp.engine import Simulator
-from metapvp.models import ModelError, PolicyNet, load_model
-from metapvp.models import to_tensors
+from metapvp.models import ModelError, PolicyNet, load_model, sample, to_tensors
 from metapvp.players import Decisions, make_player
+from metapvp.players.neural import NeuralPlayer
 from metapvp.training.ppo import gae
+from metapvp.training.rewards import shaped_reward, shaping_features
 
 LEARNERS = ("main", "exploiter")
 
@@ -80,15 +83,6 @@ class Rollout:
     decisions: int                       # every decision made, all seats
     errors: list
     seconds: float
-
-
-def shaping_features(obs: dict, rows, contract) -> np.ndarray:
-    """(len(rows), 4): own HP and foe HP in whole Pokemon, own and foe fainted counts."""
-    present = contract.column("pokemon.flags", "present")
-    fainted = contract.column("side.counts", "fainted")
-    hp = obs["pokemon.hp"][rows] * obs["pokemon.flags"][rows][..., present]
-    counts = obs["side.counts"][rows][..., fainted] * 6
-    return np.stack([hp[:, 0].sum(-1), hp[:, 1].sum(-1), counts[:, 0], counts[:, 1]], -1)
 
 
 class RolloutWorker:
@@ -215,7 +209,9 @@ class RolloutWorker:
             groups.setdefault(battle.seats[d.side].controller, []).append(k)
         actions = []
         for controller, ks in groups.items():
-            ds = [step.decisions[k] for k in ks]
+            ds = [step.decisions[k] for k in ks if step.decisions[k].battle in self.battles]
+            if not ds:   # given up in an earlier group (the other seat's)
+                continue
             rows = [d.row for d in ds]
             try:
                 model = self.model_for(controller)
@@ -224,18 +220,24 @@ class RolloutWorker:
                 self.give_up({d.battle for d in ds}, str(e))
                 continue
             obs = {n: v[rows] for n, v in step.obs.items()}
-            learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
-            prows = [d.priv if d.priv >= 0 else d.row for d in ds]
             if model is None:
                 keys = [(d.battle, d.side) for d in ds]
-                chosen = np.asarray(self.player_for(controller).act(Decisions(keys, obs, self.sim)))
+                chosen, failed = decide(self.player_for(controller), keys, obs, self.sim, greedy=False)
+                for battle, why in failed.items():   # a scripted player that raised: those battles alone end
+                    self.give_up({battle}, why)
+                if failed:
+                    keep = [j for j, d in enumerate(ds) if d.battle not in failed]
+                    ds, rows, chosen = [ds[j] for j in keep], [rows[j] for j in keep], chosen[keep]
+                    obs = {n: v[keep] for n, v in obs.items()}
                 logp = values = np.zeros(len(ds), dtype=np.float32)
-            else:
+            learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
+            prows = [d.priv if d.priv >= 0 else d.row for d in ds]
+            if model is not None:
                 priv = {n: v[prows] for n, v in step.obs.items()} if any(learning) else None
                 with torch.no_grad():
                     logits, value, _ = model(to_tensors(obs), to_tensors(priv) if priv is not None else None)
                     logp_all = torch.log_softmax(logits, -1)
-                    picked = torch.multinomial(logp_all.exp(), 1, generator=self.torch_rng).squeeze(-1)
+                    picked = sample(logp_all.exp(), self.torch_rng)
                     logp = logp_all.gather(1, picked.unsqueeze(1)).squeeze(1).numpy()
                 chosen, values = picked.numpy(), value.numpy()
             actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
@@ -277,17 +279,10 @@ class RolloutWorker:
             seat = self.battles[d.battle].seats[d.side]
             if seat.segment:
                 prev = seat.segment[-1]
-                prev.reward += self.shaped(prev.phi, phi[j])
+                prev.reward += shaped_reward(prev.phi, phi[j], self.cfg["rewards"])
             seat.segment.append(Transition(raw[j], raw_priv[j] if d.priv >= 0 else np.zeros_like(raw[j]),
                                            int(chosen[j]), float(logp[j]), float(values[j]), phi[j],
                                            teacher=-1 if teacher is None else int(teacher[j])))
-
-    def shaped(self, before: np.ndarray, after: np.ndarray) -> float:
-        w = self.cfg["rewards"]
-        own_lost, foe_lost = before[0] - after[0], before[1] - after[1]
-        own_fainted, foe_fainted = after[2] - before[2], after[3] - before[3]
-        return float(w["damage_dealt"] * foe_lost - w["damage_taken"] * own_lost
-                     + w["faint_dealt"] * foe_fainted - w["faint_taken"] * own_fainted)
 
     def package(self, shipped, results, decisions, errors, seconds, plan) -> Rollout:
         """Ships finished segments whole, and every open segment but its last transition (its
@@ -339,8 +334,6 @@ class RolloutWorker:
 def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
     """Plays job['indices'] battles of learner job['learner'] (sampling its policy) against
     job['opponent'] (a scripted player or a model file); -> the learner's scores."""
-    from metapvp.arena import play
-    from metapvp.players.neural import NeuralPlayer
     worker.set_weights(job.get("weights", {}))
     a = NeuralPlayer(worker.learners[job["learner"]], seed=int(worker.rng.integers(1 << 31)))
     opp = worker.model_for(job["opponent"])

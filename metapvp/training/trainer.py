@@ -144,25 +144,44 @@ class Trainer:
         return self.outdir / "checkpoints" / "model-latest.zip"
 
     def iteration(self, pool: Pool) -> dict:
+        """One update: collect a rollout, learn from it, log."""
         t0 = time.perf_counter()
+        rollouts, batch = self.collect(pool)
+        t1 = time.perf_counter()
+        new = int((batch["learner"] == 0).sum())   # the main policy's transitions
+        if self.overlaps(pool, new):
+            pool.submit("collect", self.plans(pool.size))   # the next rollout, while this one is learned
+        stats = self.learn(batch)
+        t2 = time.perf_counter()
+        self.decisions += new
+        self.updates += 1
+        values = {**stats, **self.rollout_metrics(rollouts, batch, pool, (t0, t1, t2))}
+        self.metrics.log(self.decisions, values)
+        return {"new": new, "dps": values["charts/decisions_per_s"], "errors": values["charts/battle_errors"]}
+
+    def collect(self, pool: Pool) -> tuple[list, dict]:
+        """The workers' rollouts (the one already submitted, if any) and their transitions as one
+        batch; the battles' results go to the league and the Elo table."""
         if pool.pending is None:
             pool.submit("collect", self.plans(pool.size))
         rollouts = pool.gather()
-        t1 = time.perf_counter()
         self.record_results(rollouts)
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
                  ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
                   "outcomes", "learner", "teacher")}
-        new = int((batch["learner"] == 0).sum())   # the main policy's transitions
-        if self.overlaps(pool, new):
-            pool.submit("collect", self.plans(pool.size))
+        return rollouts, batch
+
+    def learn(self, batch: dict) -> dict:
+        """A PPO update of each learner on its rows of the batch, at this point's learning rate
+        and entropy coefficient (the return statistics first take in the batch's returns);
+        -> the losses and the schedules' values, for the metrics."""
         self.update_return_stats(batch["raw_returns"])
         progress = self.decisions / self.cfg["total_decisions"]
         ppo = self.cfg["ppo"]
         lr = schedule(ppo["lr_schedule"], ppo["learning_rate"], ppo["learning_rate"] * ppo["lr_final_fraction"], progress)
         ent = schedule(ppo["entropy_schedule"], ppo["entropy_coef"], ppo["entropy_final"], progress)
-        stats = {}
         pull = self.teacher_pull()
+        stats = {"charts/learning_rate": lr, "charts/entropy_coef": ent, "charts/teacher_coef": pull}
         for i, name in enumerate(LEARNERS):
             rows = np.flatnonzero(batch["learner"] == i)
             if name not in self.learners or len(rows) == 0:
@@ -177,15 +196,15 @@ class Trainer:
             learner.updates += 1
             prefix = "losses/" if name == "main" else f"{name}/"
             stats.update({f"{prefix}{k}": v for k, v in out.items()})
-        t2 = time.perf_counter()
-        self.decisions += new
-        self.updates += 1
-        errors = sum(len(r.errors) for r in rollouts)
+        return stats
+
+    def rollout_metrics(self, rollouts: list, batch: dict, pool: Pool, times: tuple) -> dict:
+        """Speeds, counts and scores of this update's rollout. times: (start, rollout gathered,
+        update done)."""
+        t0, t1, t2 = times
         rollout_decisions = sum(r.decisions for r in rollouts)
         collect = max(r.seconds for r in rollouts)
         values = {
-            **stats,
-            "charts/learning_rate": lr, "charts/entropy_coef": ent, "charts/teacher_coef": pull,
             # end to end: the wait for the rollout and the update (with overlap, the workers
             # collected meanwhile); the rollout figures count the workers' own collecting time
             "charts/decisions_per_s": len(batch["actions"]) / (t2 - t0),
@@ -193,7 +212,8 @@ class Trainer:
             "charts/all_seats_decisions_per_s": rollout_decisions / collect,
             "charts/learner_decisions": len(batch["actions"]), "charts/all_seats_decisions": rollout_decisions,
             "charts/wait_seconds": t1 - t0, "charts/learn_seconds": t2 - t1, "charts/collect_seconds": collect,
-            "charts/battles": sum(len(r.results) for r in rollouts), "charts/battle_errors": errors,
+            "charts/battles": sum(len(r.results) for r in rollouts),
+            "charts/battle_errors": sum(len(r.errors) for r in rollouts),
             "charts/reward_scale": self.reward_scale(), "charts/updates": self.updates,
             "charts/lost_workers": pool.lost,
         }
@@ -201,8 +221,7 @@ class Trainer:
             scores = [s for r in rollouts for (k, _, _, s) in r.results if k == kind]
             if scores and kind != "pure":
                 values[f"rollout/score_vs_{kind}"] = float(np.mean(scores))
-        self.metrics.log(self.decisions, values)
-        return {"new": new, "dps": values["charts/decisions_per_s"], "errors": errors}
+        return values
 
     # --- imitation warm start ------------------------------------------------------------
     def pretrain(self, pool: Pool):

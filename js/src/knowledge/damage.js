@@ -335,8 +335,9 @@ export function summarise(d, mv) {
   return {min: rolls[0], max: rolls[rolls.length - 1], mean, rolls, accuracy};
 }
 
-/** [expected, min, max, ko chance] of a damage result against a defender with `hp` HP left:
- * damage as a fraction of that HP (capped at 1), expected and KO chance weighted by accuracy. */
+/** [expected, min, max, ko chance] (DAMAGE_COLUMNS of knowledge/index.js) of a damage result
+ * against a defender with `hp` HP left: damage as a fraction of that HP (capped at 1), expected
+ * and KO chance weighted by accuracy. */
 export function damageRow(r, hp) {
   if (!r || hp <= 0) return [0, 0, 0, 0];
   const frac = x => Math.min(x / hp, 1);

@@ -12,6 +12,9 @@ import {formatOf} from '../format.js';
 
 export const DAMAGE_COLUMNS = ['expected', 'min', 'max', 'ko_chance'];
 export const FOE_MOVES = 6;       // candidate moves of the foe's active Pokemon
+const TEAM = 6, MOVE_SLOTS = 4;   // Pokemon a side, move slots a Pokemon
+const ROW = DAMAGE_COLUMNS.length;  // a damage row (damageRow): its columns by name below
+const EXPECTED = DAMAGE_COLUMNS.indexOf('expected'), KO = DAMAGE_COLUMNS.indexOf('ko_chance');
 const G = GIMMICKS.length;
 const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
 const legalMask = new Uint8Array(NUM_ACTIONS);
@@ -97,13 +100,14 @@ function compute(view) {
   const gen = battle.gen.num;
   const req = view.request;
   const k = {request: req, turn: battle.turn,
-    moveDamage: new Float32Array(4 * G * 4), moveFirst: new Float32Array(4),
-    switchDealt: new Float32Array(6 * 2), switchTaken: new Float32Array(6 * 2), switchFirst: new Float32Array(6),
-    foeMoves: [], foeMoveProb: new Float32Array(FOE_MOVES), foeMoveDamage: new Float32Array(FOE_MOVES * 6 * 4),
+    moveDamage: new Float32Array(MOVE_SLOTS * G * ROW), moveFirst: new Float32Array(MOVE_SLOTS),
+    // [expected, ko_chance] per own Pokemon
+    switchDealt: new Float32Array(TEAM * 2), switchTaken: new Float32Array(TEAM * 2), switchFirst: new Float32Array(TEAM),
+    foeMoves: [], foeMoveProb: new Float32Array(FOE_MOVES), foeMoveDamage: new Float32Array(FOE_MOVES * TEAM * ROW),
     possible: [], foeStats: []};
   const format = formatOf(battle);
   // the foe's rows, in the order the encoder writes them
-  for (let j = 0; j < 6; j++) {
+  for (let j = 0; j < TEAM; j++) {
     const p = view.foe.team[j];
     const sets = p ? possibleSets(format, p.baseSpeciesForme, revealed(p)) : null;
     k.possible.push(sets);
@@ -127,13 +131,13 @@ function compute(view) {
   const active = req.active && req.active[0];
   if (active && ours[0] && !req.forceSwitch) {
     writeMask(req, legalMask, 0);
-    for (let i = 0; i < 4 && i < active.moves.length; i++) {
+    for (let i = 0; i < MOVE_SLOTS && i < active.moves.length; i++) {
       const id = active.moves[i].id;
       for (let g = 0; g < G; g++) {
         if (!legalMask[i * G + g]) continue;
         const [att, variant] = withGimmick(battle, ours[0], g);
         const row = damageRow(damage(gen, att, foe, moveName(id), us, variant), foe.hp);
-        k.moveDamage.set(row, (i * G + g) * 4);
+        k.moveDamage.set(row, (i * G + g) * ROW);
       }
     }
   }
@@ -143,17 +147,17 @@ function compute(view) {
   ours.forEach((mon, j) => {
     if (mon.fainted) return;
     const moves = j === 0 && active ? active.moves.map(m => m.id) : mon.moves;
-    let best = [0, 0, 0, 0];
+    let best = new Array(ROW).fill(0);
     for (const id of moves) {
       const row = damageRow(damage(gen, mon, foe, moveName(id), us), foe.hp);
-      if (row[0] > best[0]) best = row;
+      if (row[EXPECTED] > best[EXPECTED]) best = row;
     }
-    k.switchDealt[2 * j] = best[0];
-    k.switchDealt[2 * j + 1] = best[3];
+    k.switchDealt[2 * j] = best[EXPECTED];
+    k.switchDealt[2 * j + 1] = best[KO];
     k.switchFirst[j] = fasterChance(speedOf(gen, mon, us, us.attackerSide), foeSpeeds, trickRoom);
   });
   if (active) {
-    for (let i = 0; i < 4 && i < active.moves.length; i++) {
+    for (let i = 0; i < MOVE_SLOTS && i < active.moves.length; i++) {
       const pr = priorityOf(battle, ours[0], active.moves[i].id);
       k.moveFirst[i] = pr > 0 ? 1 : pr < 0 ? 0 : k.switchFirst[0];
     }
@@ -166,11 +170,11 @@ function compute(view) {
     ours.forEach((mon, j) => {
       if (mon.fainted) return;
       const row = damageRow(damage(gen, foe, mon, moveName(id), them), mon.hp);
-      k.foeMoveDamage.set(row, (m * 6 + j) * 4);
-      const threat = row[0] * Math.min(1, prob * 2);  // a move it likely has counts in full
+      k.foeMoveDamage.set(row, (m * TEAM + j) * ROW);
+      const threat = row[EXPECTED] * Math.min(1, prob * 2);  // a move it likely has counts in full
       if (threat > k.switchTaken[2 * j]) {
         k.switchTaken[2 * j] = threat;
-        k.switchTaken[2 * j + 1] = row[3] * Math.min(1, prob * 2);
+        k.switchTaken[2 * j + 1] = row[KO] * Math.min(1, prob * 2);
       }
     });
   });

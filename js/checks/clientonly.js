@@ -5,8 +5,8 @@
 // applying the requests.
 import {Battle} from '@pkmn/client';
 import {Protocol} from '@pkmn/protocol';
-import {GENS} from './view.js';
-import {Engine} from './engine.js';
+import {GENS} from '../src/view.js';
+import {Engine} from '../src/engine.js';
 
 /** streams: [[pump, ...], ...] per player, a pump being a list of messages. */
 export function feedClientOnly(streams, perspectives) {

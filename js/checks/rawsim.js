@@ -3,7 +3,7 @@
 // that everything else in metapvp is measured against.
 import {Battle as SimBattle, PRNG, Teams} from '@pkmn/sim';
 import {TeamGenerators} from '@pkmn/randoms';
-import {writeMask, choiceFor, NUM_ACTIONS} from './actions.js';
+import {writeMask, choiceFor, NUM_ACTIONS} from '../src/actions.js';
 
 Teams.setGeneratorFactory(TeamGenerators);  // also run standalone in Node (js/tools/raw-sim.mjs)
 

@@ -9,12 +9,12 @@
 //    shows the same order, on turns where both sides used a priority-0 move.
 import {PRNG, Dex} from '@pkmn/sim';
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
-import {Match} from './simulator.js';
-import {writeMask, NUM_ACTIONS, GIMMICKS} from './actions.js';
-import {knowledgeOf, knowledgeUncached} from './knowledge/index.js';
-import {calcMon, calcSpecies, summarise, damageRow, restartCaches} from './knowledge/damage.js';
-import {toID} from './contract.js';
-import {possibleSets, moveID} from './knowledge/sets.js';
+import {Match} from '../src/simulator.js';
+import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
+import {knowledgeOf, knowledgeUncached} from '../src/knowledge/index.js';
+import {calcMon, calcSpecies, summarise, damageRow, restartCaches} from '../src/knowledge/damage.js';
+import {toID} from '../src/contract.js';
+import {possibleSets, moveID} from '../src/knowledge/sets.js';
 
 const G = GIMMICKS.length;
 // The simulator's weather and terrain ids as the calculator names them (@pkmn/client already

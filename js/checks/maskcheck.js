@@ -2,8 +2,8 @@
 // battles, every joint action is offered to the simulator (with its output muted and its state
 // restored afterwards), and the simulator's verdict is compared with the mask.
 import {PRNG} from '@pkmn/sim';
-import {Match} from './simulator.js';
-import {writeMask, choiceFor, NUM_ACTIONS, GIMMICKS} from './actions.js';
+import {Match} from '../src/simulator.js';
+import {writeMask, choiceFor, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
 
 // Which flag of side.choice shows that a gimmick was really taken, not silently dropped.
 const TAKEN = {terastallize: 'terastallize', mega: 'mega', zmove: 'zMove', dynamax: 'dynamax', ultra: 'ultra'};
