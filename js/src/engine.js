@@ -55,12 +55,23 @@ export class Engine {
         records.push({battle, perspective, row, decision: view.needsDecision,
           rqid: view.request?.rqid ?? null, ended: view.ended, winner: view.winner,
           turn: view.battle.turn, error: view.lastError, refusals: view.refusals,
-          invalid: view.invalid + view.unavailable});
+          invalid: view.invalid, unavailable: view.unavailable});
       } catch (e) {
         errors.push(errorRecord(battle, perspective, e));
       }
     }
     return {records, errors, generation: this.output.generation};
+  }
+
+  /** Refusals over the battle, summed over the perspectives open on it: {invalid, unavailable}
+   * (PlayerView counts them; the one place they are counted). */
+  refused(battle, perspectives) {
+    const out = {invalid: 0, unavailable: 0};
+    for (const p of perspectives) {
+      const view = this.views.get(`${battle}\n${p}`);
+      if (view) { out.invalid += view.invalid; out.unavailable += view.unavailable; }
+    }
+    return out;
   }
 
   /** Actions of scripted policy `name` (see policies.js) for [battle, perspective] pairs. */

@@ -39,7 +39,6 @@ class _Battle:
         self.updates: list[str] = []      # every update message, for the saved log
         self.requested: set[str] = set()  # sides sent a request since our last write
         self.pending = {s: False for s in SIDES}  # a request or error to answer
-        self.invalid = self.unavailable = 0
         self.end: dict | None = None
         self.error: str | None = None
         self.answered_with_error = False  # an |error| answered the last choices: re-decide
@@ -139,15 +138,15 @@ class StdioSimulator:
         self._write(b, battle_id, lines)
 
     def _choose(self, b: _Battle, battle_id: str, side: str, action: int):
-        """Refusals follow the engine's rule (js/src/view.js): a refused action is banned for
-        the request, the player decides again, and the default choice comes after a few."""
+        """Refusals follow the engine's rule, and are counted there (js/src/view.js): a refused
+        action is banned for the request, the player decides again, and the default choice comes
+        after a few."""
         try:
             choice = self.engine.choice(battle_id, side, action)
         except BattleError:
             choice = None
         b.pending[side] = False
         if choice is None:  # no such choice for this request: invalid, decide again
-            b.invalid += 1
             b.pending[side] = True
             return
         self._write(b, battle_id, [f">{side} {choice}"])
@@ -203,13 +202,9 @@ class StdioSimulator:
                 if message.startswith("|request|"):
                     b.requested.add(side)
                     b.pending[side] = True  # a wait request is dropped once encoded
-                elif message.startswith("|error|"):
+                elif message.startswith("|error|"):  # (the view counts the refusal)
                     b.pending[side] = True
                     b.answered_with_error = True
-                    if message.startswith("|error|[Unavailable choice]"):
-                        b.unavailable += 1
-                    else:
-                        b.invalid += 1
             elif kind == "end":
                 b.end = json.loads(data)
 
@@ -274,8 +269,10 @@ class StdioSimulator:
                 saved["error"] = b.error
             log = json.dumps(saved)
         turns = (b.end or {}).get("turns", 0)
+        refused = self.engine.refused(battle_id, SIDES)
         self._drop(battle_id)
-        return Ended(battle_id, b.spec.get("seed") or "", winner, turns, b.invalid, b.unavailable, b.error, log)
+        return Ended(battle_id, b.spec.get("seed") or "", winner, turns, refused["invalid"], refused["unavailable"],
+                     b.error, log)
 
     def _drop(self, battle_id: str):
         b = self.battles.pop(battle_id, None)

@@ -58,6 +58,11 @@ class Engine(V8Object):
         MAX_REFUSALS times (js/src/view.js keeps the rule)."""
         return self._call_one(battle, perspective, "choice", battle, perspective, int(action))
 
+    def refused(self, battle: str, perspectives=("p1", "p2")) -> dict[str, int]:
+        """{invalid, unavailable}: the battle's refused choices, summed over these perspectives'
+        views (js/src/view.js counts them, for every backend and for live play)."""
+        return self.v8.call(self.handle, "refused", battle, list(perspectives))
+
     def choices(self, battle: str, perspective: str) -> dict[int, str]:
         """Every legal action of the current request and its choice string, in one call."""
         return {int(a): c for a, c in self._call_one(battle, perspective, "choices", battle, perspective).items()}

@@ -71,7 +71,8 @@ class Record:
     turn: int
     error: str          # the last |error| line the server sent this player
     refusals: int       # refusals of the current request (see PlayerView.choose in js/src/view.js)
-    invalid: int        # refusals over the battle
+    invalid: int        # choices refused as invalid over the battle, for this perspective
+    unavailable: int    # choices refused for hidden information over the battle (re-decided)
 
 
 @dataclass

@@ -87,7 +87,7 @@ class LiveBattles:
         except BattleError as e:
             return self.fail(b, str(e))
         rec = batch.records[0]
-        b.invalid = b.invalid_before + rec.invalid
+        b.invalid = b.invalid_before + rec.invalid + rec.unavailable
         if rec.ended:
             b.ended, b.winner = True, rec.winner
             self.engine.close_view(room, b.perspective)
