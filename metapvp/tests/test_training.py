@@ -262,7 +262,7 @@ class WorkerPoolTest(unittest.TestCase):
                     pool.submit("collect", trainer.plans(1))
                 [rollout] = pool.gather()
                 self.assertGreaterEqual(rollout.decisions, 60)
-                self.assertEqual(len(rollout.actions), len(rollout.obs))
+                self.assertEqual(len(rollout.actions), len(rollout.records))
                 self.assertEqual(rollout.errors, [])
                 pool.submit("collect", trainer.plans(1))   # still collecting when closed
             finally:

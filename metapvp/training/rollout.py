@@ -41,8 +41,8 @@ class Matchup:
 
 @dataclass
 class Transition:
-    obs: np.ndarray        # raw record bytes
-    priv: np.ndarray       # the opponent's own record (zeros when missing)
+    record: np.ndarray       # the decision's record, raw bytes (contract.views reads them)
+    priv_record: np.ndarray  # the opponent's own record, raw bytes (zeros when missing)
     action: int
     logprob: float
     value: float
@@ -67,9 +67,10 @@ class LiveBattle:
 
 @dataclass
 class Rollout:
-    """The shipped transitions of one collect() and the battles that ended in it."""
-    obs: np.ndarray
-    priv: np.ndarray
+    """The shipped transitions of one collect() and the battles that ended in it. `records` and
+    `priv_records` are raw record bytes (N, record_bytes); the trainer views them as obs."""
+    records: np.ndarray
+    priv_records: np.ndarray
     actions: np.ndarray
     logprobs: np.ndarray
     values: np.ndarray
@@ -138,14 +139,14 @@ class RolloutWorker:
         while len(self.battles) < self.cfg["rollout"]["battles_per_worker"]:
             m = matchups[self.rng.choice(len(matchups), p=weights)]
             self.counter += 1
-            bid = f"w{self.index}-{self.counter}"
+            battle_id = f"w{self.index}-{self.counter}"
             side = "p1" if self.counter % 2 else "p2"
             other = "p2" if side == "p1" else "p1"
             opp_learns = m.learner if m.kind == "pure" else None
-            self.battles[bid] = LiveBattle(m, {side: Seat(m.controller or m.learner, m.learner),
+            self.battles[battle_id] = LiveBattle(m, {side: Seat(m.controller or m.learner, m.learner),
                                                other: Seat(m.opponent, opp_learns)}, side)
             seed = self.rng.integers(65536, size=4)
-            specs.append({"id": bid, "format": self.cfg["format"], "seed": ",".join(map(str, seed)),
+            specs.append({"id": battle_id, "format": self.cfg["format"], "seed": ",".join(map(str, seed)),
                           "privileged": True})
         return specs
 
@@ -251,9 +252,9 @@ class RolloutWorker:
     def give_up(self, ids: set, why: str):
         """Ends battles that cannot go on, without their transitions; the rollout reports why."""
         self.sim.abort(sorted(ids))
-        for bid in ids:
-            if self.battles.pop(bid, None) is not None:
-                self.dropped.append(f"{bid}: {why}")
+        for battle_id in ids:
+            if self.battles.pop(battle_id, None) is not None:
+                self.dropped.append(f"{battle_id}: {why}")
 
     def teacher_choices(self, ds, obs, learning) -> np.ndarray | None:
         """What the plan's teacher would choose at the learning seats' decisions (-1 elsewhere),
@@ -293,7 +294,7 @@ class RolloutWorker:
                     last = seat.segment[-1]
                     shipped.append((seat.learner, seat.segment[:-1], False, last.value, np.nan))
                     seat.segment = [last]
-        cols = {k: [] for k in ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns",
+        cols = {k: [] for k in ("records", "priv_records", "actions", "logprobs", "values", "advantages", "returns",
                                 "raw_returns", "outcomes", "learner", "teacher")}
         for learner, seg, done, bootstrap, outcome in shipped:
             rewards = np.array([t.reward for t in seg])
@@ -302,8 +303,8 @@ class RolloutWorker:
             dones[-1] = 1.0 if done else 0.0
             adv, ret = gae(rewards / self.reward_scale, values, dones, bootstrap, plan["gamma"], plan["lam"])
             _, raw_ret = gae(rewards, np.zeros(len(seg)), dones, 0.0, plan["gamma"], 1.0)
-            cols["obs"].append(np.stack([t.obs for t in seg]))
-            cols["priv"].append(np.stack([t.priv for t in seg]))
+            cols["records"].append(np.stack([t.record for t in seg]))
+            cols["priv_records"].append(np.stack([t.priv_record for t in seg]))
             cols["actions"].append(np.array([t.action for t in seg], dtype=np.int64))
             cols["logprobs"].append(np.array([t.logprob for t in seg], dtype=np.float32))
             cols["values"].append(values.astype(np.float32))
@@ -314,7 +315,7 @@ class RolloutWorker:
             cols["learner"].append(np.full(len(seg), LEARNERS.index(learner), dtype=np.int8))
             cols["teacher"].append(np.array([t.teacher for t in seg], dtype=np.int64))
         size = self.contract.record_bytes
-        empty = {"obs": np.zeros((0, size), np.uint8), "priv": np.zeros((0, size), np.uint8),
+        empty = {"records": np.zeros((0, size), np.uint8), "priv_records": np.zeros((0, size), np.uint8),
                  "actions": np.zeros(0, np.int64), "teacher": np.zeros(0, np.int64), "learner": np.zeros(0, np.int8)}
         arrays = {k: np.concatenate(v) if v else empty.get(k, np.zeros(0, np.float32)) for k, v in cols.items()}
         return Rollout(**arrays, results=results, decisions=decisions, errors=errors, seconds=seconds)

@@ -167,7 +167,7 @@ class Trainer:
         rollouts = pool.gather()
         self.record_results(rollouts)
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts]) for k in
-                 ("obs", "priv", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
+                 ("records", "priv_records", "actions", "logprobs", "values", "advantages", "returns", "raw_returns",
                   "outcomes", "learner", "teacher")}
         return rollouts, batch
 
@@ -245,7 +245,7 @@ class Trainer:
         bar.close()
         pool.run("reset", [None] * pool.size)  # the teacher's battles must not go on into PPO
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts])
-                 for k in ("obs", "priv", "actions", "raw_returns", "outcomes")}
+                 for k in ("records", "priv_records", "actions", "raw_returns", "outcomes")}
         self.update_return_stats(batch["raw_returns"])
         batch["returns"] = (batch["raw_returns"] / self.reward_scale()).astype(np.float32)
         train_rows, held_rows = imitation.split(len(batch["actions"]), pre["holdout"], self.rng)
@@ -328,10 +328,11 @@ class Trainer:
                                                    else opponent), score)
 
     def tensors(self, batch: dict, rows: np.ndarray) -> dict:
+        """The batch's `rows` as tensors: its raw records viewed as obs (and priv) by the contract."""
         def features(raw):
             views = self.contract.views(np.ascontiguousarray(raw[rows]), len(rows))
             return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
-        out = {"obs": features(batch["obs"]), "priv": features(batch["priv"])}
+        out = {"obs": features(batch["records"]), "priv": features(batch["priv_records"])}
         for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes", "teacher"):
             if k in batch:
                 out[k] = torch.from_numpy(np.ascontiguousarray(batch[k][rows]))
