@@ -1,6 +1,6 @@
-"""Ray, for spreading rollouts and battles over the cores of several machines (README: "Training
-on a cluster"). Every node runs the same checkout at the same path, set up with ./rp, and its
-Ray workers import metapvp from there. Without --ray nothing here is imported."""
+"""Ray, for spreading rollouts and battles over the cores of several machines (docs/training.md:
+"Training on a cluster"). Every node runs the same checkout at the same path, set up with ./rp, and its
+Ray workers import metapvp from there. Ray itself is imported only where --ray asks for it."""
 from __future__ import annotations
 
 import logging
