@@ -41,6 +41,7 @@ class LookaheadPlayer(Player):
         self.top, self.floor, self.weight, self.caution = top, floor, weight, caution
         self.play_on, self.samples = play_on, samples
         self.looked = self.overruled = 0  # decisions looked ahead at; of them, where the policy's choice lost
+        self.failed = 0                   # decisions whose lookahead failed (the policy decided alone)
 
     @property
     def generator(self):
@@ -67,6 +68,7 @@ class LookaheadPlayer(Player):
                                            self.play_on, self.samples)
         for i, found in zip(ask, values):
             if isinstance(found, dict):
+                self.failed += 1
                 log.warning("lookahead failed in %s: %s; the policy decides", decisions.keys[i], found.get("error"))
                 continue
             if found is None:

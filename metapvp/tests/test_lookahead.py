@@ -7,7 +7,7 @@ import numpy as np
 
 from metapvp.arena import play
 from metapvp.engine import Simulator
-from metapvp.players import SpecError, make_player
+from metapvp.players import Decisions, SpecError, make_player
 from metapvp.players.lookahead import LookaheadPlayer
 
 G = 6  # gimmicks per action slot (js/src/actions.js)
@@ -109,6 +109,85 @@ class LookaheadTest(unittest.TestCase):
         self.assertIn("nope", found[0]["error"])
         self.assertNotIsInstance(found[1], dict)
         sim.abort()
+
+
+class StubPolicy:
+    """A policy whose probabilities are given: the rule is tested without a network."""
+    name, contract, generator = "stub", None, None
+
+    def __init__(self, probs):
+        self.probs = np.asarray(probs, dtype=np.float64)
+
+    def evaluate(self, obs):
+        return self.probs, np.zeros(len(self.probs))
+
+
+class StubState:
+    """Lookahead values given per decision: [mean, worst] per candidate, None, or an error."""
+
+    def __init__(self, values):
+        self.values, self.asked = values, []
+
+    def lookahead(self, keys, candidates, play_on=0, samples=1):
+        self.asked.append(candidates)
+        return [self.values[k] for k in keys]
+
+
+def decide(probs, values, **settings):
+    """The lookahead player's choice at one decision with 3 legal actions (0, 1, 2)."""
+    player = LookaheadPlayer(StubPolicy([probs + [0.0] * 3]), **settings)
+    state = StubState({("b", "p1"): values})
+    mask = np.array([[1, 1, 1, 0, 0, 0]], dtype=np.uint8)
+    return int(player.act(Decisions([("b", "p1")], {"action.mask": mask}, state))[0]), player, state
+
+
+class LookaheadRuleTest(unittest.TestCase):
+    """The rule on known numbers: log p(action) + weight * ((1 - caution) * mean + caution * worst)."""
+
+    def test_a_clearly_better_outcome_overrules_the_policy(self):
+        # log .6 + 4 * 1.0 = 3.49 < log .3 + 4 * 1.5 = 4.80: the second candidate
+        chosen, player, state = decide([0.6, 0.3, 0.1], [[1.0, 1.0], [1.5, 1.5], [0.0, 0.0]])
+        self.assertEqual(chosen, 1)
+        self.assertEqual(state.asked, [[[0, 1, 2]]])   # the three likeliest, most probable first
+        self.assertEqual((player.looked, player.overruled, player.failed), (1, 1, 0))
+
+    def test_the_policy_decides_between_close_outcomes(self):
+        # log .9 + 4 * 1.0 = 3.90 > log .1 + 4 * 1.1 = 2.10: the policy's choice stands
+        chosen, player, _ = decide([0.9, 0.1, 0.0], [[1.0, 1.0], [1.1, 1.1]])
+        self.assertEqual(chosen, 0)
+        self.assertEqual(player.overruled, 0)
+
+    def test_caution_weighs_the_worst_outcome(self):
+        values = [[1.5, 0.5], [1.2, 1.2]]   # a gamble against a sure thing, at near-even odds
+        self.assertEqual(decide([0.5, 0.49, 0.0], values, caution=0.5)[0], 1)   # 1.0 < 1.2
+        self.assertEqual(decide([0.5, 0.49, 0.0], values, caution=0.0)[0], 0)   # 1.5 > 1.2
+        self.assertEqual(decide([0.5, 0.49, 0.0], [[1.5, 0.5], [1.4, 1.4]], caution=1.0)[0], 1)
+
+    def test_the_weight_scales_the_outcomes_against_the_policy(self):
+        values = [[1.0, 1.0], [1.5, 1.5], [0.0, 0.0]]
+        self.assertEqual(decide([0.6, 0.3, 0.1], values, weight=0.0)[0], 0)    # the policy alone
+        self.assertEqual(decide([0.6, 0.3, 0.1], values, weight=1.0)[0], 0)    # -0.01 > -0.70
+        self.assertEqual(decide([0.6, 0.3, 0.1], values, weight=4.0)[0], 1)
+
+    def test_a_candidate_without_a_value_counts_as_the_worst_valued_one(self):
+        # (values come in the candidates' order, the most probable first)
+        # the unvalued action 0 takes the lowest value found, 1.0: log .5 + 4.0 = 3.31 beats
+        # log .3 + 4.0 and log .2 + 4.4; as 0 it would lose to action 1
+        self.assertEqual(decide([0.5, 0.3, 0.2], [None, [1.0, 1.0], [1.1, 1.1]])[0], 0)
+        # ... and not the highest: log .2 + 5.2 = 3.59 beats log .5 + 4.0 (with 1.3 it would not)
+        self.assertEqual(decide([0.5, 0.3, 0.2], [[None, None], [1.0, 1.0], [1.3, 1.3]])[0], 2)
+
+    def test_nothing_to_look_at_or_a_failure_leaves_the_policys_choice_and_is_counted(self):
+        chosen, player, _ = decide([0.2, 0.7, 0.1], None)
+        self.assertEqual((chosen, player.looked, player.failed), (1, 0, 0))
+        chosen, player, _ = decide([0.2, 0.7, 0.1], {"error": "battle b: no view"})
+        self.assertEqual((chosen, player.looked, player.failed), (1, 0, 1))
+
+    def test_unlikely_actions_are_not_looked_at(self):
+        _, _, state = decide([0.97, 0.02, 0.01], [[1.0, 1.0], [1.0, 1.0]], floor=0.02)
+        self.assertEqual(state.asked, [[[0, 1]]])   # below the floor: left out
+        _, _, state = decide([0.99, 0.01, 0.0], None)
+        self.assertEqual(state.asked, [])           # one candidate: nothing to weigh
 
 
 class LookaheadPlayerTest(unittest.TestCase):

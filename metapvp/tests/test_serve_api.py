@@ -3,6 +3,7 @@ simulate-battle), both sides asking the API for every move, and bad requests ans
 errors while the server goes on."""
 import asyncio
 import json
+import queue
 import shutil
 import socket
 import subprocess
@@ -71,6 +72,7 @@ class ServeApiTest(unittest.TestCase):
         client = ApiClient(self.port)
         sim = subprocess.Popen(["node", str(PS), "simulate-battle", "--skip-build"], stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, text=True, cwd=ROOT)
+        output = Lines(sim.stdout)
         try:
             sim.stdin.write('>start {"formatid":"gen9randombattle","seed":[1,2,3,4]}\n'
                             '>player p1 {"name":"Alice"}\n>player p2 {"name":"Bob"}\n')
@@ -78,7 +80,7 @@ class ServeApiTest(unittest.TestCase):
             pending = {"p1": [], "p2": []}
             started, answered, errors, end = set(), 0, [], None
             while end is None:
-                chunk = _read_chunk(sim.stdout)
+                chunk = _read_chunk(output)
                 self.assertIsNotNone(chunk, "the simulator stopped before the battle ended")
                 kind = chunk[0]
                 if kind == "update":
@@ -172,7 +174,27 @@ async def _cancel(task):
     await asyncio.gather(task, return_exceptions=True)
 
 
-def _read_chunk(stream):
+class Lines:
+    """A child's output lines, read by a thread, each read with a deadline: a stalled child fails
+    the test instead of hanging the suite."""
+
+    def __init__(self, stream, timeout: float = 60.0):
+        self.queue, self.timeout = queue.Queue(), timeout
+        threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
+
+    def _pump(self, stream):
+        for line in stream:
+            self.queue.put(line)
+        self.queue.put(None)
+
+    def readline(self) -> str:
+        try:
+            return self.queue.get(timeout=self.timeout) or ""
+        except queue.Empty:
+            raise AssertionError(f"the simulator sent nothing for {self.timeout:.0f} s") from None
+
+
+def _read_chunk(stream: Lines):
     """One simulator output block (lines up to a blank line), or None at the end of output."""
     lines = []
     while True:

@@ -59,6 +59,12 @@ class ShippedAgentApiTest(test_serve_api.ServeApiTest):
     def player(cls):
         return make_player("agent", seed=3)
 
+    def test_answers_a_whole_battle_for_both_sides(self):
+        super().test_answers_a_whole_battle_for_both_sides()
+        # the answers came from the lookahead, not from the policy alone after a failure
+        self.assertGreater(self.api.player.looked, 5)
+        self.assertEqual(self.api.player.failed, 0)
+
 
 if __name__ == "__main__":
     unittest.main()
