@@ -23,6 +23,12 @@ def draw_seed(rng: np.random.Generator) -> str:
     return ",".join(str(int(x)) for x in rng.integers(0, 65536, 4))
 
 
+def seeded_opponent(spec: str, fmt: str, rng: np.random.Generator):
+    """The opponent `spec`, its own sampling seeded from `rng`: an environment reset with a seed
+    replays the same battles, the opponent's choices included."""
+    return make_player(spec, seed=int(rng.integers(1 << 31)), fmt=fmt)
+
+
 class PokemonEnv(gym.Env):
     metadata = {"render_modes": []}
 
@@ -36,7 +42,8 @@ class PokemonEnv(gym.Env):
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
         self.teams = {side: team, self.foe_side: opponent_team} if team or opponent_team else {}
         self.sim = Simulator(contract)
-        self.opponent = make_player(opponent, fmt=format)
+        self.opponent_spec = opponent
+        self.opponent = make_player(opponent, fmt=format)   # fails here, on a bad spec
         self.observation_space = observation_space(self.sim.contract)
         self.action_space = action_space(self.sim.contract)
         self.battle = None
@@ -45,6 +52,8 @@ class PokemonEnv(gym.Env):
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
+        if seed is not None:
+            self.opponent = seeded_opponent(self.opponent_spec, self.format, self.np_random)
         if self.battle is not None:
             self.sim.abort()
         self.episodes += 1

@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from metapvp.engine import Simulator
-from metapvp.gym.env import DEFAULT_REWARDS, draw_seed
+from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, seeded_opponent
 from metapvp.gym.spaces import action_space, observation_space
 from metapvp.players import Decisions, make_player
 
@@ -23,7 +23,8 @@ class PokemonVectorEnv(VectorEnv):
         self.foe_side = "p2" if side == "p1" else "p1"
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
         self.sim = Simulator(contract)
-        self.opponent = make_player(opponent, fmt=format)
+        self.opponent_spec = opponent
+        self.opponent = make_player(opponent, fmt=format)   # fails here, on a bad spec
         self.single_observation_space = observation_space(self.sim.contract)
         self.single_action_space = action_space(self.sim.contract)
         self.observation_space = batch_space(self.single_observation_space, num_envs)
@@ -36,6 +37,7 @@ class PokemonVectorEnv(VectorEnv):
     def reset(self, *, seed=None, options=None):
         if seed is not None:
             self.rng = np.random.default_rng(seed)
+            self.opponent = seeded_opponent(self.opponent_spec, self.format, self.rng)
         self.sim.abort()
         self.env_of = {}
         starts = [self._spec(i) for i in range(self.num_envs)]

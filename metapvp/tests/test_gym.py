@@ -38,14 +38,45 @@ class EnvTest(unittest.TestCase):
         self.assertGreater(steps, 3)
         env.close()
 
-    def test_seeded_resets_repeat(self):
-        firsts = []
-        for _ in range(2):
-            env = PokemonEnv(format="gen7randombattle")
-            obs, _ = env.reset(seed=42)
-            firsts.append(obs["pokemon.species"].copy())
+    def test_seeded_episodes_repeat_to_the_end(self):
+        """Two environments reset with the same seed and given the same actions play the same
+        battle: every observation, reward and outcome equal, to the last step."""
+        def episode():
+            env = PokemonEnv(format="gen7randombattle", opponent="random")
+            rng = np.random.default_rng(5)   # the agent's own choices: the same in both
+            obs, info = env.reset(seed=42)
+            seen, done = [obs], False
+            while not done:
+                action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+                obs, reward, done, _, info = env.step(action)
+                seen.append((obs, reward, info.get("outcome")))
             env.close()
-        np.testing.assert_array_equal(firsts[0], firsts[1])
+            return seen
+
+        first, second = episode(), episode()
+        self.assertEqual(len(first), len(second))
+        self.assertGreater(len(first), 5)
+        for a, b in zip(first, second):
+            a, b = (a, None, None) if isinstance(a, dict) else a, (b, None, None) if isinstance(b, dict) else b
+            self.assertEqual(a[1:], b[1:])
+            for k in a[0]:
+                np.testing.assert_array_equal(a[0][k], b[0][k], err_msg=k)
+
+    def test_vector_seeded_resets_repeat(self):
+        def run():
+            env = PokemonVectorEnv(2, format="gen9randombattle", opponent="random")
+            obs, info = env.reset(seed=3)
+            out = [obs]
+            for _ in range(15):
+                masks = obs["action.mask"]
+                obs, rewards, done, _, info = env.step(masks.argmax(1))
+                out.append(obs)
+            env.close()
+            return out
+
+        for a, b in zip(run(), run()):
+            for k in a:
+                np.testing.assert_array_equal(a[k], b[k], err_msg=k)
 
     def test_other_gens_register(self):
         env = gymnasium.make("metapvp/Gen1RandomBattle-v0")
