@@ -15,7 +15,7 @@ from pathlib import Path
 from metapvp import ROOT
 from metapvp.players import make_player
 from metapvp.showdown.client import ClientOptions, ShowdownClient, ShowdownError
-from metapvp.showdown.login import LoginError, assertion_for, read_password
+from metapvp.showdown.login import USER_AGENT, LoginError, assertion_for, post_login, read_password
 from metapvp.showdown.server import LocalServer
 
 FORMAT = "gen9randombattle"
@@ -243,16 +243,21 @@ process.stdout.write(JSON.stringify(k));"""
 
 
 class LoginStandIn:
-    """The login server's POST /api/login: form fields name, pass, challstr; the reply is ']'
-    and JSON with actionsuccess, assertion (';;message' when refused) and curuser. Assertions
-    are "challenge,userid,2,date,host" signed with RSA-SHA1 like the real one's, with a key of
-    its own: a server configured with `public_key` accepts them."""
+    """The login server's POST /api/login as the real one answers it (read from its source):
+    form fields name, pass, challstr; the reply is ']' and JSON. A registered name with its
+    password gets actionsuccess, an assertion "challenge,userid,2,date,host" signed with RSA-SHA1
+    (with a key of its own: a server configured with `public_key` accepts them) and curuser; a
+    wrong password gets {"actionerror": "Wrong password."}; an unregistered name logs in with any
+    password (its assertion says usertype 1). For the error paths: a name in FAILING gets that
+    many HTTP 503s first, and names in BROKEN get a reply that breaks the protocol."""
     PASSWORDS = {"registered": "hunter2", "secondaccount": "correct horse"}
+    BROKEN = {"nobracket": b'{"assertion": "x"}', "badjson": b"]{not json", "notfound": None}
 
     def __init__(self):
         keys = json.loads(subprocess.run(["node", "-e", KEYGEN], capture_output=True, text=True,
                                          check=True).stdout)
         self.public_key, private_key = keys["publicKey"], keys["privateKey"]
+        self.failing: dict[str, int] = {}
 
         def sign(data: str) -> str:
             return subprocess.run(["node", "-e", SIGN], input=json.dumps({"key": private_key, "data": data}),
@@ -260,8 +265,9 @@ class LoginStandIn:
         self.sign = sign
 
     def __enter__(self):
-        sign = self.sign
+        sign, failing = self.sign, self.failing
         requests = self.requests = []
+        agents = self.agents = []
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
@@ -270,18 +276,30 @@ class LoginStandIn:
                     return
                 form = urllib.parse.parse_qs(self.rfile.read(int(self.headers["Content-Length"])).decode())
                 requests.append(form)
+                agents.append(self.headers.get("User-Agent"))
                 name = form.get("name", [""])[0]
                 userid = "".join(ch for ch in name.lower() if ch.isalnum())
-                if LoginStandIn.PASSWORDS.get(userid) == form.get("pass", [""])[0]:
-                    challenge = form["challstr"][0].split("|", 1)[1]
-                    data = f"{challenge},{userid},2,{int(time.time())},localhost"
-                    assertion = f"{data};{sign(data)}"
-                    body = {"actionsuccess": True, "assertion": assertion,
-                            "curuser": {"loggedin": True, "username": name, "userid": userid}}
+                if failing.get(userid, 0) > 0:
+                    failing[userid] -= 1
+                    self.send_error(503)
+                    return
+                if userid in LoginStandIn.BROKEN:
+                    if LoginStandIn.BROKEN[userid] is None:
+                        self.send_error(404)
+                    else:
+                        self._reply(LoginStandIn.BROKEN[userid])
+                    return
+                registered = userid in LoginStandIn.PASSWORDS
+                if registered and LoginStandIn.PASSWORDS[userid] != form.get("pass", [""])[0]:
+                    body = {"actionerror": "Wrong password."}
                 else:
-                    body = {"actionsuccess": False, "assertion": f";;Wrong password for {name}.",
-                            "curuser": {"loggedin": False}}
-                data = ("]" + json.dumps(body)).encode()
+                    challenge = form["challstr"][0].split("|", 1)[1]
+                    data = f"{challenge},{userid},{2 if registered else 1},{int(time.time())},localhost"
+                    body = {"actionsuccess": True, "assertion": f"{data};{sign(data)}",
+                            "curuser": {"loggedin": True, "username": name, "userid": userid}}
+                self._reply(("]" + json.dumps(body)).encode())
+
+            def _reply(self, data: bytes):
                 self.send_response(200)
                 self.send_header("Content-Type", "text/plain")
                 self.send_header("Content-Length", str(len(data)))
@@ -366,10 +384,34 @@ class LoginFlowTest(unittest.TestCase):
             assertion = asyncio.run(assertion_for("Registered", "hunter2", "4|abcdef", login.url))
             self.assertTrue(assertion.startswith("abcdef,registered,2,"))
             self.assertEqual(login.requests[0], {"name": ["Registered"], "pass": ["hunter2"], "challstr": ["4|abcdef"]})
-            with self.assertRaisesRegex(LoginError, "refused 'Registered': Wrong password"):
+            self.assertEqual(login.agents[0], USER_AGENT)
+            self.assertIn("metapvp", USER_AGENT)
+            # a wrong password: the login server's own words reach the person
+            with self.assertRaisesRegex(LoginError, r"refused 'Registered': Wrong password\.$"):
                 asyncio.run(assertion_for("Registered", "nope", "4|abcdef", login.url))
-        with self.assertRaisesRegex(LoginError, "unreachable"):
-            asyncio.run(assertion_for("x", "y", "4|z", "http://127.0.0.1:9", timeout=2))
+            # an unregistered name logs in with any password (usertype 1)
+            self.assertTrue(asyncio.run(assertion_for("Newcomer", "any", "4|abc", login.url)).startswith("abc,newcomer,1,"))
+
+    def test_replies_that_break_the_protocol_are_named(self):
+        with LoginStandIn() as login:
+            for name, message in (("nobracket", "unexpected reply"), ("badjson", "not JSON after"),
+                                  ("notfound", "HTTP 404")):
+                with self.subTest(name=name), self.assertRaisesRegex(LoginError, message):
+                    post_login(login.url, name, "x", "4|abc", delays=(0.01, 0.01))
+            # none of those is tried again: one request each
+            self.assertEqual(len(login.requests), 3)
+
+    def test_transient_failures_are_tried_again_then_given_up(self):
+        with LoginStandIn() as login:
+            login.failing["registered"] = 2   # two 503s, then the answer
+            assertion = post_login(login.url, "Registered", "hunter2", "4|abc", delays=(0.01, 0.01))
+            self.assertTrue(assertion.startswith("abc,registered,2,"))
+            self.assertEqual(len(login.requests), 3)
+            login.failing["registered"] = 5   # more than the tries
+            with self.assertRaisesRegex(LoginError, r"HTTP 503 \(after 3 tries\)"):
+                post_login(login.url, "Registered", "hunter2", "4|abc", delays=(0.01, 0.01))
+        with self.assertRaisesRegex(LoginError, "unreachable.*after 2 tries"):
+            post_login("http://127.0.0.1:9", "x", "y", "4|z", timeout=2, delays=(0.01,))
 
     def test_password_comes_from_a_file_or_the_environment(self):
         with tempfile.NamedTemporaryFile("w", suffix=".txt") as f:
