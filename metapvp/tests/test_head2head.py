@@ -25,7 +25,8 @@ def outcome(results):
 
 
 class InProcessArenaTest(unittest.TestCase):
-    """The player tests, on the in-process backend; StdioArenaTest runs the same on stdio."""
+    """Scripted players on the in-process backend; StdioArenaTest runs the same on stdio. (The
+    shipped agent, which looks ahead through its backend, plays on both in test_backends.py.)"""
     sim = "inprocess"
 
     def play(self, a, b, fmt, indices, **kw):
@@ -33,7 +34,7 @@ class InProcessArenaTest(unittest.TestCase):
         try:
             return list(play(make_player(a, 1), make_player(b, 7), fmt, indices, backend=backend, **kw))
         finally:
-            getattr(backend, "close", lambda: None)()
+            backend.close()
 
     def test_every_format_completes_without_invalid_choices(self):
         for fmt in FORMATS:
@@ -71,7 +72,7 @@ class InProcessArenaTest(unittest.TestCase):
             [r] = play(Clumsy(), make_player("random", 7), "gen9randombattle", [0], seed=21,
                        keep_logs=True, backend=backend)
         finally:
-            getattr(backend, "close", lambda: None)()
+            backend.close()
         self.assertIsNone(r.error)
         self.assertGreaterEqual(r.invalid, 10)
         chosen = [x for x in json.loads(r.log)["inputLog"] if x.startswith(f">{r.a_side} ")]
@@ -100,6 +101,7 @@ class StdioArenaTest(InProcessArenaTest):
         from metapvp.backends.stdio import StdioSimulator
         from metapvp.players import Decisions
         sim = StdioSimulator()
+        self.addCleanup(sim.close)   # (the children are reaped whatever the test finds)
         a = make_player("maxdamage")
         step = sim.start([{"id": f"k{i}", "format": "gen9randombattle", "seed": f"{i},4,4,4"} for i in range(3)])
         sim.battles["k1"].proc.kill()
@@ -120,7 +122,6 @@ class StdioArenaTest(InProcessArenaTest):
             self.assertIsNone(ended[k].error)
             self.assertIn(ended[k].winner, ("p1", "p2", ""))
         self.assertEqual(sim.battles, {})  # every child reaped
-        sim.close()
 
 
 class StatsTest(unittest.TestCase):
