@@ -94,10 +94,12 @@ def shares(cfg: RunConfig) -> list[list[int]]:
     return [s for s in (list(range(w, cfg.num_matches, cfg.workers)) for w in range(cfg.workers)) if s]
 
 
-def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None = None):
-    """Plays the run's battles `indices` in this process, as one worker of the run; yields their
-    Results (with their logs when cfg.outdir is set)."""
-    seed_a, seed_b = player_seeds(cfg.seed, indices[0] if indices else 0)
+def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None = None, share: int | None = None):
+    """Plays the run's battles `indices` in this process, as worker `share` of the run (its
+    players' seeds follow from it; default: the first battle's number); yields their Results
+    (with their logs when cfg.outdir is set). A worker that takes over the rest of a lost one's
+    share passes that share's number, so its players are seeded as the lost one's were."""
+    seed_a, seed_b = player_seeds(cfg.seed, share if share is not None else indices[0] if indices else 0)
     a = make_player(cfg.p1, seed=seed_a, fmt=cfg.format)
     b = make_player(cfg.p2, seed=seed_b, fmt=cfg.format)
     teams = None
@@ -120,7 +122,7 @@ def write_log(cfg: RunConfig, index: int, log: str):
 def _worker(cfg: RunConfig, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
-        for n, r in enumerate(play_share(cfg, indices, stop), 1):
+        for n, r in enumerate(play_share(cfg, indices, stop, share=indices[0]), 1):
             if cfg.outdir and r.log:
                 write_log(cfg, r.index, r.log)
             r.log = None

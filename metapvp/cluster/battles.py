@@ -22,13 +22,14 @@ FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # RunConfig fields that may nam
 
 
 class BattleActor:
-    def play(self, cfg: RunConfig, indices: list[int], files: dict):
-        """Yields where this actor is, then each battle's result as a dict."""
+    def play(self, cfg: RunConfig, indices: list[int], files: dict, share: int):
+        """Yields where this actor is, then each battle's result as a dict. `share`: the number
+        of the share these battles are (all or the unfinished rest) of, which seeds the players."""
         yield where()
         cfg, folder = copy.copy(cfg), Path(tempfile.mkdtemp(prefix="metapvp-h2h-"))
         for attr, ref in files.items():
             setattr(cfg, attr, local_copy(getattr(cfg, attr), ref, folder))
-        for r in play_share(cfg, indices):
+        for r in play_share(cfg, indices, share=share):
             yield r.__dict__
 
 
@@ -50,7 +51,7 @@ def run_on_ray(cfg: RunConfig) -> dict:
         actors[k] = actor_class.options(scheduling_strategy="SPREAD").remote()
         places[k] = None
         left = [i for i in todo[k] if i not in finished[k]]
-        streams[k] = actors[k].play.options(num_returns="streaming").remote(cfg, left, files)
+        streams[k] = actors[k].play.options(num_returns="streaming").remote(cfg, left, files, todo[k][0])
         deadline[k] = time.monotonic() + REPLY_TIMEOUT_S
 
     def stop(k: int, why: str | None = None):

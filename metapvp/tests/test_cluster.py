@@ -30,6 +30,13 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
+def _parent(pid: int) -> int | None:
+    try:
+        return int(Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (FileNotFoundError, ProcessLookupError, IndexError, ValueError):
+        return None
+
+
 def alive(pid: int) -> bool:
     try:
         with open(f"/proc/{pid}/stat") as f:
@@ -45,14 +52,23 @@ class RayClusterTest(unittest.TestCase):
         from ray.cluster_utils import Cluster
         from metapvp.cluster import connect
         cls.ray = ray
+        cls.pids = set()   # every process of the cluster's seen by the tests
         cls.cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "include_dashboard": False})
+        cls.addClassCleanup(cls.stop_cluster)   # at once: a failure below still stops what started
         cls.cluster.add_node(num_cpus=1)
         cls.cluster.wait_for_nodes()
         connect(cls.cluster.address)
-        cls.pids = set()   # every process of the cluster's seen by the tests
 
     @classmethod
-    def tearDownClass(cls):
+    def actors(cls, name: str) -> list[int]:
+        """The processes of Ray actors of class `name` that belong to this test's cluster (their
+        parent is one of its raylets), not any Ray process the machine happens to run."""
+        raylets = {p.process.pid for node in cls.cluster.list_all_nodes()
+                   for p in node.all_processes.get("raylet", [])}
+        return [pid for pid in _processes() if _cmdline(pid).startswith(f"ray::{name}") and _parent(pid) in raylets]
+
+    @classmethod
+    def stop_cluster(cls):
         for node in cls.cluster.list_all_nodes():
             cls.pids |= {p.process.pid for procs in node.all_processes.values() for p in procs}
         cls.ray.shutdown()
@@ -75,7 +91,8 @@ class RayClusterTest(unittest.TestCase):
                 self.pids |= {p["pid"] for p in pool.places}
                 self.assertEqual(len({p["node"] for p in pool.places}), 2, pool.places)
                 pool.submit("collect", trainer.plans(2))
-                time.sleep(1.0)   # mid-rollout: 2,000 decisions take several seconds here
+                # killed while its command runs or before it starts: either way the call fails
+                # with the actor's death, and the pool must replace it and ask again
                 os.kill(pool.places[0]["pid"], signal.SIGKILL)
                 rollouts = pool.gather()
                 self.pids |= {p["pid"] for p in pool.places}
@@ -90,25 +107,51 @@ class RayClusterTest(unittest.TestCase):
                         ["--workers", "2", "--ray.enabled", "true", "--ray.address", json.dumps(self.cluster.address),
                          "--total_decisions", "3000"])
         with tempfile.TemporaryDirectory() as tmp:
-            run = {}
-            thread = threading.Thread(target=lambda: run.update(latest=Trainer(cfg, tmp).train(make_pool(cfg))))
+            run, trainer, pool = {}, Trainer(cfg, tmp), make_pool(cfg)
+            self.pids |= {p["pid"] for p in pool.places}
+            thread = threading.Thread(target=lambda: run.update(latest=trainer.train(pool)), daemon=True)
             thread.start()
-            victim = None
-            while thread.is_alive() and victim is None:   # an actor of the run, killed once it works
-                actors = [p for p in _processes() if _cmdline(p).startswith("ray::RolloutActor")]
-                if len(actors) == 2:
-                    time.sleep(2.0)
-                    victim = actors[0]
-                    os.kill(victim, signal.SIGKILL)
-                time.sleep(0.2)
+            # once the first update is in, the actors are collecting the next rollout (overlap):
+            # one of this run's own actors is killed then
+            deadline = time.monotonic() + 300
+            while thread.is_alive() and trainer.updates < 1 and time.monotonic() < deadline:
+                time.sleep(0.05)
+            self.assertTrue(thread.is_alive(), "the run ended before an actor could be killed")
+            victim = pool.places[0]["pid"]
+            os.kill(victim, signal.SIGKILL)
             thread.join(300)
-            self.assertIsNotNone(victim, "the run ended before an actor could be killed")
+            self.assertFalse(thread.is_alive(), "the run did not finish in 300 s")
+            self.pids |= {p["pid"] for p in pool.places}
             self.assertTrue(run.get("latest") and run["latest"].exists())
             with open(Path(tmp) / "metrics.csv", newline="") as f:
                 rows = list(csv.DictReader(f))
             lost = [int(r["charts/lost_workers"]) for r in rows if r.get("charts/lost_workers")]
             self.assertEqual(lost[-1], 1, lost)
             self.assertTrue(any(r.get("eval/winrate_random") for r in rows))
+
+    def test_an_actor_that_cannot_start_is_tried_again_then_named(self):
+        from metapvp.cluster.pool import RayWorkerPool
+        from metapvp.training.pool import WorkerError
+        cfg = load_expt(ROOT / "expts" / "smoke.yml")
+        cfg["contract"] = "no-such-contract"   # the worker's constructor raises: the actor dies
+        with self.assertRaisesRegex(WorkerError, "ray worker 0 could not start"):
+            RayWorkerPool(cfg, 1)
+
+    def test_a_reply_that_does_not_come_is_an_error_naming_the_actor(self):
+        from metapvp.cluster.pool import RayWorkerPool
+        from metapvp.training.pool import WorkerError
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--rollout.decisions_per_worker", "5000"])
+        with tempfile.TemporaryDirectory() as tmp:
+            plans = Trainer(cfg, tmp).plans(1)
+        pool = RayWorkerPool(cfg, 1)
+        try:
+            self.pids |= {p["pid"] for p in pool.places}
+            pool.timeout = 0.5   # a rollout of 5,000 decisions takes seconds
+            pool.submit("collect", plans)
+            with self.assertRaisesRegex(WorkerError, r"ray worker 0 \(pid \d+ .*gave no reply to 'collect'"):
+                pool.gather()
+        finally:
+            pool.close()
 
     def test_head2head_gives_the_local_runs_results(self):
         common = ["--p1", "random", "--p2", "maxdamage", "--num-matches", "16", "--workers", "2", "--seed", "5", "--quiet"]
@@ -117,6 +160,33 @@ class RayClusterTest(unittest.TestCase):
         same = ("p1_wins", "p2_wins", "ties", "mean_turns", "errors", "invalid_choices", "matches")
         self.assertEqual({k: on_ray[k] for k in same}, {k: local[k] for k in same})
         self.assertEqual((on_ray["matches"], on_ray["lost_workers"]), (16, 0))
+
+    def test_head2head_with_a_lost_actor_gives_the_local_runs_results(self):
+        """An actor killed mid-share is replaced and plays the rest of its share, its players
+        seeded as the lost one's: with players that choose without chance, every battle is the
+        local run's."""
+        common = ["--p1", "heuristic", "--p2", "maxdamage", "--num-matches", "60", "--workers", "2", "--seed", "8",
+                  "--concurrency", "1", "--quiet"]
+        local = head2head.play(head2head.config(head2head.parse_args(common)))
+        with tempfile.TemporaryDirectory() as tmp:
+            cfg = head2head.config(head2head.parse_args(common + ["--ray", self.cluster.address, "--outdir", tmp]))
+            out, victims = {}, []
+            thread = threading.Thread(target=lambda: out.update(head2head.play(cfg)), daemon=True)
+            thread.start()
+            logs = Path(tmp) / "logs"
+            deadline = time.monotonic() + 300
+            while thread.is_alive() and not victims and time.monotonic() < deadline:
+                if logs.is_dir() and len(list(logs.iterdir())) >= 2:   # the shares are under way
+                    victims = self.actors("BattleActor")[:1]
+                    for pid in victims:
+                        os.kill(pid, signal.SIGKILL)
+                time.sleep(0.02)
+            thread.join(300)
+            self.assertFalse(thread.is_alive())
+        self.assertEqual(len(victims), 1, "no actor of the run was found to kill")
+        self.assertEqual(out["lost_workers"], 1)
+        same = ("p1_wins", "p2_wins", "ties", "mean_turns", "errors", "invalid_choices", "matches")
+        self.assertEqual({k: out[k] for k in same}, {k: local[k] for k in same})
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ from metapvp.players import make_player
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
+from metapvp.training.rewards import outcome_reward, shaped_reward
 from metapvp.training.rollout import Matchup, RolloutWorker
 from metapvp.training.trainer import RETIRE_AFTER, Trainer, TrainingError
 from metapvp.training.pool import WorkerError
@@ -188,6 +189,16 @@ class PPOPiecesTest(unittest.TestCase):
         # d2 = 1 + 0.45 - 0.6 = 0.85; A1 = 0.14 + 0.72 * 0.85 = 0.752; A0 = -0.14 + 0.72 * 0.752
         adv, _ = gae([0, 0, 1], [0.5, 0.4, 0.6], [0, 0, 0], last_value=0.5, gamma=0.9, lam=0.8)
         np.testing.assert_allclose(adv, [-0.14 + 0.72 * 0.752, 0.752, 0.85])
+
+    def test_rewards_on_known_numbers(self):
+        w = {"win": 1.0, "damage_dealt": 0.1, "damage_taken": 0.2, "faint_dealt": 0.5, "faint_taken": 0.25}
+        self.assertEqual((outcome_reward("p1", "p1", w), outcome_reward("p2", "p1", w), outcome_reward("", "p1", w)),
+                         (1.0, -1.0, 0.0))
+        # features: own HP, foe HP (whole Pokemon), own fainted, foe fainted
+        before, after = np.array([5.0, 4.0, 1.0, 2.0]), np.array([4.5, 3.0, 1.0, 3.0])
+        # the foe lost 1.0 HP and a Pokemon, we lost 0.5 HP: 0.1 * 1 - 0.2 * 0.5 + 0.5 * 1 - 0
+        self.assertAlmostEqual(shaped_reward(before, after, w), 0.5)
+        self.assertAlmostEqual(shaped_reward(after, after, w), 0.0)
 
     def test_league_sampling_and_quality(self):
         league = League(max_snapshots=3, quality_lr=0.1)

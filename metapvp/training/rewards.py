@@ -1,5 +1,6 @@
-"""Reward shaping: between two decisions of a seat, the HP and Pokemon each side lost, weighed by
-the experiment's `rewards` (the outcome's +1 / -1 comes at the end of the battle apart)."""
+"""The rewards of training: the outcome at the end of a battle (`rewards.win` for a win, minus
+it for a loss, 0 for a tie), and shaping between two decisions of a seat: the HP and Pokemon
+each side lost, weighed by the experiment's `rewards`."""
 from __future__ import annotations
 
 import numpy as np
@@ -24,3 +25,13 @@ def shaped_reward(before: np.ndarray, after: np.ndarray, weights: dict) -> float
     foe_fainted = after[FOE_FAINTED] - before[FOE_FAINTED]
     return float(weights["damage_dealt"] * foe_lost - weights["damage_taken"] * own_lost
                  + weights["faint_dealt"] * foe_fainted - weights["faint_taken"] * own_fainted)
+
+
+def score(winner: str, side: str) -> float:
+    """A finished battle's score for `side`: 1 for a win, 0 for a loss, 0.5 for a tie ('')."""
+    return 0.5 if not winner else float(winner == side)
+
+
+def outcome_reward(winner: str, side: str, weights: dict) -> float:
+    """The reward `side` gets when the battle ends: +win, -win, or 0 for a tie."""
+    return (2 * score(winner, side) - 1) * weights["win"]

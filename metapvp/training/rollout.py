@@ -22,7 +22,7 @@ from metapvp.models import ModelError, PolicyNet, load_model, sample, to_tensors
 from metapvp.players import Decisions, make_player
 from metapvp.players.neural import NeuralPlayer
 from metapvp.training.ppo import gae
-from metapvp.training.rewards import shaped_reward, shaping_features
+from metapvp.training.rewards import outcome_reward, score, shaped_reward, shaping_features
 
 LEARNERS = ("main", "exploiter")
 
@@ -186,16 +186,14 @@ class RolloutWorker:
         if e.error:
             errors.append(f"{e.battle}: {e.error}")
         for side, seat in battle.seats.items():
-            score = np.nan if e.error else 0.5 if not e.winner else float(e.winner == side)
             if seat.learner and seat.segment:
                 if not e.error:
-                    seat.segment[-1].reward += (2 * score - 1) * self.cfg["rewards"]["win"]
-                shipped.append((seat.learner, seat.segment, True, 0.0, score))
+                    seat.segment[-1].reward += outcome_reward(e.winner, side, self.cfg["rewards"])
+                shipped.append((seat.learner, seat.segment, True, 0.0, np.nan if e.error else score(e.winner, side)))
                 seat.segment = []
         if not e.error:
             m = battle.matchup
-            results.append((m.kind, m.learner, m.opponent,
-                            0.5 if not e.winner else float(e.winner == battle.learner_side)))
+            results.append((m.kind, m.learner, m.opponent, score(e.winner, battle.learner_side)))
 
     def act(self, step) -> tuple[list, int]:
         """Chooses for every waiting decision; records the transitions of learning seats (a
