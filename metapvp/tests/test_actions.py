@@ -3,7 +3,10 @@ actions are legal and the exact choice string each becomes."""
 import json
 import unittest
 
+import numpy as np
+
 from metapvp.engine import context
+from metapvp.players.base import allowed
 
 SWITCH = lambda j: (3 + j) * 6  # noqa: E731  action index of "switch j" (1-based)
 
@@ -108,6 +111,20 @@ class ActionTableTest(unittest.TestCase):
         legal = self.legal(request({"moves": MOVES, "canMegaEvo": True, "canUltraBurst": True}))
         self.assertEqual(legal[2], "move 1 mega")
         self.assertEqual(legal[5], "move 1 ultra")
+
+
+class MaskedActionFallbackTest(unittest.TestCase):
+    """players.base.allowed: the one rule for an action the mask forbids (live play, the move API)."""
+
+    def test_an_allowed_action_stands(self):
+        mask = np.array([0, 1, 1, 0], dtype=np.uint8)
+        self.assertEqual(allowed(2, mask), 2)
+        self.assertEqual(allowed(2, mask, np.array([0.1, 0.8, 0.05, 0.05])), 2)
+
+    def test_a_forbidden_one_gives_way_to_the_most_probable_allowed_or_the_first(self):
+        mask = np.array([0, 1, 1, 0], dtype=np.uint8)
+        self.assertEqual(allowed(3, mask, np.array([0.5, 0.1, 0.3, 0.1])), 2)   # 0 is forbidden too
+        self.assertEqual(allowed(0, mask), 1)                                    # no probabilities
 
 
 if __name__ == "__main__":
