@@ -1,9 +1,11 @@
 """A single-agent gymnasium environment: the agent plays one side of a battle against any player
 spec, on the in-process simulator.
 
-Observation: a dict of the contract's features (see docs/contract.md), for the
-agent's side. The legal-action mask is in the observation as "action.mask" and also in
-info["action_mask"] (the form Maskable PPO implementations read). Action: an index into the
+Observation: a dict of the contract's features (see docs/contract.md; default: the shipped
+agent's contract) for the agent's side, keyed with '_' for '.' ("pokemon_species"; see
+metapvp.gym.spaces). The legal-action mask is in the observation as "action_mask", in
+info["action_mask"], and from action_masks() (the method sb3-contrib's Maskable PPO calls).
+Action: an index into the
 contract's 60 joint actions. An illegal action counts as an invalid choice and the agent is asked
 again with the same observation (reward 0). Reward: `rewards["win"]`, `["loss"]` or `["tie"]` when
 the battle ends, 0 before."""
@@ -13,7 +15,7 @@ import gymnasium as gym
 import numpy as np
 
 from metapvp.engine import Simulator
-from metapvp.gym.spaces import action_space, observation_space
+from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_row, observation_space
 from metapvp.players import Decisions, make_player
 
 DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "tie": 0.0}
@@ -34,7 +36,7 @@ class PokemonEnv(gym.Env):
 
     def __init__(self, format: str = "gen9randombattle", opponent: str = "random", side: str = "p1",
                  rewards: dict | None = None, team: str | None = None, opponent_team: str | None = None,
-                 contract=None):
+                 contract=DEFAULT_CONTRACT):
         if side not in ("p1", "p2"):
             raise ValueError(f"side must be p1 or p2, not {side!r}")
         self.format, self.side = format, side
@@ -92,9 +94,9 @@ class PokemonEnv(gym.Env):
             mine = [d for d in step.decisions if d.side == self.side]
             if mine:
                 row = mine[0].row
-                obs = {k: v[row].copy() for k, v in step.obs.items()}
+                obs = obs_row(step.obs, row)
                 self.last_obs = obs
-                return obs, 0.0, False, {"action_mask": obs["action.mask"].astype(np.int8),
+                return obs, 0.0, False, {"action_mask": obs["action_mask"].astype(np.int8),
                                          "turn": mine[0].turn}
             foe = [d for d in step.decisions if d.side == self.foe_side]
             if not foe:
@@ -103,6 +105,12 @@ class PokemonEnv(gym.Env):
             acts = self.opponent.act(Decisions([(d.battle, d.side) for d in foe],
                                                {k: v[rows] for k, v in step.obs.items()}, self.sim))
             step = self.sim.step([(d.battle, d.side, int(a)) for d, a in zip(foe, acts)])
+
+    def action_masks(self) -> np.ndarray:
+        """The legal actions of the decision the agent faces (bool, one per action)."""
+        if self.last_obs is None or self.battle is None:
+            return np.zeros(self.action_space.n, bool)
+        return self.last_obs["action_mask"].astype(bool)
 
     def close(self):
         self.battle = None

@@ -10,7 +10,7 @@ from gymnasium.vector.utils import batch_space
 
 from metapvp.engine import Simulator
 from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, seeded_opponent
-from metapvp.gym.spaces import action_space, observation_space
+from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_key, observation_space
 from metapvp.players import Decisions, make_player
 
 
@@ -18,7 +18,7 @@ class PokemonVectorEnv(VectorEnv):
     metadata = {"render_modes": [], "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(self, num_envs: int, format: str = "gen9randombattle", opponent: str = "random",
-                 side: str = "p1", rewards: dict | None = None, contract=None):
+                 side: str = "p1", rewards: dict | None = None, contract=DEFAULT_CONTRACT):
         self.num_envs, self.format, self.side = num_envs, format, side
         self.foe_side = "p2" if side == "p1" else "p1"
         self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
@@ -82,7 +82,7 @@ class PokemonVectorEnv(VectorEnv):
                 if d.side == self.side:
                     i = self.env_of[d.battle]
                     for k, v in step.obs.items():
-                        self.obs[k][i] = v[d.row]
+                        self.obs[obs_key(k)][i] = v[d.row]
                     waiting.discard(i)
             foe = [d for d in step.decisions if d.side == self.foe_side]
             if not foe and not starts:
@@ -100,12 +100,16 @@ class PokemonVectorEnv(VectorEnv):
             for s in starts:
                 waiting.add(self.env_of[s["id"]])
             step = self.sim.step(actions, starts)
-        info = {"action_mask": self.obs["action.mask"].astype(np.int8).copy()}
+        info = {"action_mask": self.obs["action_mask"].astype(np.int8).copy()}
         if done.any():
             info["final_obs"] = np.array(final_obs, dtype=object)
             info["final_info"] = np.array(final_info, dtype=object)
             info["_final_obs"] = info["_final_info"] = done.copy()
         return rewards, done, info
+
+    def action_masks(self) -> np.ndarray:
+        """(num_envs, actions) bool: the legal actions each environment's agent faces."""
+        return self.obs["action_mask"].astype(bool)
 
     def close_extras(self, **kwargs):
         self.sim.close()

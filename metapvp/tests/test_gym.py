@@ -24,8 +24,8 @@ class EnvTest(unittest.TestCase):
         env = gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="heuristic")
         rng = np.random.default_rng(0)
         obs, info = env.reset(seed=3)
-        self.assertEqual(obs["action.mask"].shape, (60,))
-        np.testing.assert_array_equal(info["action_mask"], obs["action.mask"])
+        self.assertEqual(obs["action_mask"].shape, (60,))
+        np.testing.assert_array_equal(info["action_mask"], obs["action_mask"])
         total, steps, done = 0.0, 0, False
         while not done:
             obs, reward, terminated, truncated, info = env.step(masked_random(rng, info["action_mask"]))
@@ -68,7 +68,7 @@ class EnvTest(unittest.TestCase):
             obs, info = env.reset(seed=3)
             out = [obs]
             for _ in range(15):
-                masks = obs["action.mask"]
+                masks = obs["action_mask"]
                 obs, rewards, done, _, info = env.step(masks.argmax(1))
                 out.append(obs)
             env.close()
@@ -81,7 +81,7 @@ class EnvTest(unittest.TestCase):
     def test_other_gens_register(self):
         env = gymnasium.make("metapvp/Gen1RandomBattle-v0")
         obs, _ = env.reset(seed=1)
-        self.assertEqual(int(obs["battle.gen"][0]), 1)
+        self.assertEqual(int(obs["battle_gen"][0]), 1)
         env.close()
 
 
@@ -91,7 +91,7 @@ class VectorEnvTest(unittest.TestCase):
         env = PokemonVectorEnv(n, opponent="random")
         rng = np.random.default_rng(1)
         obs, info = env.reset(seed=5)
-        self.assertEqual(obs["action.mask"].shape, (n, 60))
+        self.assertEqual(obs["action_mask"].shape, (n, 60))
         self.assertTrue(env.observation_space.contains(obs))
         finished, outcomes = 0, set()
         for _ in range(400):
