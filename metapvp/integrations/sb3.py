@@ -23,7 +23,7 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from metapvp import contract as contracts
 from metapvp.gym.spaces import obs_key
-from metapvp.models import PolicyNet, load_model, new_model
+from metapvp.models import load_model, new_model
 from metapvp.players.spec import shipped_model
 
 
