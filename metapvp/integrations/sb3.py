@@ -11,7 +11,8 @@ environments (metapvp.gym) as they are.
 
 `weights`: a model file (or "agent", the shipped model for gen9randombattle) whose weights
 (and observation normalisation) the policy starts from; without it a fresh network of `preset`.
-The normalisation statistics stay as they start (the project's own trainer updates them)."""
+The observation normalisation statistics follow the training data, as in the project's own
+trainer."""
 from __future__ import annotations
 
 from typing import Any
@@ -83,6 +84,10 @@ class MetapvpPolicy(MaskableActorCriticPolicy):
         return actions, values, distribution.log_prob(actions)
 
     def evaluate_actions(self, obs, actions, action_masks=None):
+        # (called on each training minibatch: the normalisation follows the data, as in the
+        # project's own trainer)
+        with torch.no_grad():
+            self.net.update_norms(self.extract_features(obs))
         distribution, values = self._run(obs, action_masks)
         return values, distribution.log_prob(actions), distribution.entropy()
 

@@ -10,6 +10,7 @@ from gymnasium.utils.env_checker import check_env as gymnasium_check_env
 from pettingzoo.test import parallel_api_test
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
+from stable_baselines3.common.vec_env import DummyVecEnv
 
 import metapvp.gym  # noqa: F401 -- registers the ids
 from metapvp.arena import play
@@ -51,9 +52,10 @@ class MaskablePPOTest(unittest.TestCase):
         env.close()
 
     def test_the_projects_network_learns_to_beat_random(self):
-        env = gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random")
-        model = MaskablePPO(MetapvpPolicy, env, n_steps=512, batch_size=128, n_epochs=4, learning_rate=1e-3,
-                            seed=0)
+        """From a fresh network, 32,768 steps of Maskable PPO over 8 environments (about 3
+        minutes here; 16,384 steps gave 0.71 to 0.79 against random, 32,768 gave 0.98)."""
+        env = DummyVecEnv([lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random")] * 8)
+        model = MaskablePPO(MetapvpPolicy, env, n_steps=256, batch_size=256, n_epochs=4, learning_rate=3e-4, seed=0)
         model.learn(STEPS)
         env.close()
         # the learned network, played by the project's own player in 100 battles against random
@@ -76,7 +78,7 @@ class MaskablePPOTest(unittest.TestCase):
         env.close()
 
 
-STEPS = 4096
+STEPS = 32_768
 
 
 class PettingZooTest(unittest.TestCase):
