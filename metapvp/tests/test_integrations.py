@@ -107,3 +107,27 @@ class PettingZooTest(unittest.TestCase):
         self.assertEqual({infos[a]["outcome"] for a in ("p1", "p2")}, {"win", "loss"})
         self.assertEqual(infos["p1"]["invalid"], 0)
         env.close()
+
+
+class ParallelVectorTest(unittest.TestCase):
+    def test_many_battles_step_together_and_restart_themselves(self):
+        from metapvp.gym.parallel import PokemonParallelVectorEnv
+        env = PokemonParallelVectorEnv(4)
+        rng = np.random.default_rng(1)
+        obs, infos = env.reset(seed=2)
+        self.assertEqual(len(obs), 4)
+        finished = []
+        for _ in range(300):
+            actions = [{a: int(rng.choice(np.flatnonzero(infos[i][a]["action_mask"])))
+                        for a in ("p1", "p2") if infos[i][a]["action_mask"].any()} for i in range(4)]
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            for i in range(4):
+                self.assertTrue(any(infos[i][a]["action_mask"].any() for a in ("p1", "p2")))   # a fresh decision
+                if terms[i]["p1"]:
+                    finished.append((rewards[i], infos[i]["p1"]["final_info"]["outcome"]))
+            if len(finished) >= 4:
+                break
+        env.close()
+        self.assertGreaterEqual(len(finished), 4)
+        for r, outcome in finished:
+            self.assertEqual(sorted(r.values()), [-1.0, 1.0] if outcome != "tie" else [0.0, 0.0])
