@@ -54,8 +54,8 @@ def run_tests(copy: Path, tests: list[str]) -> tuple[bool, list[str]]:
     env = {**os.environ, "PYTHONPATH": str(copy)}
     out = subprocess.run([sys.executable, "-m", "nose2", "-s", str(copy), *tests], cwd=copy, env=env,
                          capture_output=True, text=True, timeout=1200)
-    failed = [line.split(" ", 2)[1] for line in (out.stdout + out.stderr).splitlines()
-              if line.startswith(("FAIL: ", "ERROR: ")) and len(line.split(" ", 2)) > 1]
+    failed = sorted({line.split(" ", 2)[1] for line in (out.stdout + out.stderr).splitlines()
+                     if line.startswith(("FAIL: ", "ERROR: ")) and len(line.split(" ", 2)) > 1})
     return out.returncode == 0, failed
 
 

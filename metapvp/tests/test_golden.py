@@ -113,5 +113,31 @@ class GoldenTest(unittest.TestCase):
                     self.assertEqual(decisions, len(mine), fmt)
 
 
+class RefusalTest(unittest.TestCase):
+    def test_an_action_the_simulator_refuses_is_banned_for_the_rest_of_its_request(self):
+        """The view's one rule (js/src/view.js): an action the mask allowed but the simulator
+        refused (|error|[Unavailable choice], e.g. a hidden trap) leaves the mask for that request,
+        the other actions stay, and choosing it again is a refusal, not a choice string."""
+        engine = Engine()
+        with gzip.open(DATA / "gen9randombattle-0.json.gz", "rt") as f:
+            battle = json.load(f)
+        key = f"replay-{battle['format']}-{battle['seed']}-p1"
+        replayed = replay(battle, "p1", engine)
+        for _, obs in replayed:
+            legal = np.flatnonzero(obs["action.mask"])
+            if len(legal) >= 2:
+                break
+        action = int(legal[-1])
+        self.assertIsNotNone(engine.choice(key, "p1", action))
+        batch = engine.batch(feed=[(key, "p1", "|error|[Unavailable choice] Can't switch: trapped")],
+                             encode=[(key, "p1")])
+        mask, record = batch.obs["action.mask"][0], batch.records[0]
+        self.assertEqual(mask[action], 0)
+        np.testing.assert_array_equal(np.flatnonzero(mask), [a for a in legal if a != action])
+        self.assertEqual((record.refusals, record.unavailable), (1, 1))
+        self.assertIsNone(engine.choice(key, "p1", action))
+        replayed.close()
+
+
 if __name__ == "__main__":
     unittest.main()
