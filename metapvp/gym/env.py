@@ -25,6 +25,11 @@ def draw_seed(rng: np.random.Generator) -> str:
     return ",".join(str(int(x)) for x in rng.integers(0, 65536, 4))
 
 
+def outcome(winner: str, side: str) -> str:
+    """A finished battle for `side`: 'win', 'loss', or 'tie' (winner '')."""
+    return "tie" if not winner else "win" if winner == side else "loss"
+
+
 def seeded_opponent(spec: str, fmt: str, rng: np.random.Generator):
     """The opponent `spec`, its own sampling seeded from `rng`: an environment reset with a seed
     replays the same battles, the opponent's choices included."""
@@ -84,11 +89,11 @@ class PokemonEnv(gym.Env):
             for e in step.ended:
                 if e.error:
                     raise RuntimeError(e.error)
-                outcome = "tie" if not e.winner else "win" if e.winner == self.side else "loss"
+                result = outcome(e.winner, self.side)
                 self.battle = None
-                info = {"action_mask": np.zeros(self.action_space.n, np.int8), "outcome": outcome,
+                info = {"action_mask": np.zeros(self.action_space.n, np.int8), "outcome": result,
                         "turns": e.turns, "invalid": e.invalid}
-                return self.last_obs, self.rewards[outcome], True, info
+                return self.last_obs, self.rewards[result], True, info
             if step.errors:
                 raise step.errors[0]
             mine = [d for d in step.decisions if d.side == self.side]

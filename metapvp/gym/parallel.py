@@ -20,7 +20,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from metapvp.backends import make_backend
-from metapvp.gym.env import DEFAULT_REWARDS, draw_seed
+from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, outcome
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_row, observation_space
 
 SIDES = ("p1", "p2")
@@ -70,9 +70,9 @@ class ParallelBattles:
                 raise RuntimeError(e.error)
             rewards, infos = {}, {}
             for side in SIDES:
-                outcome = "tie" if not e.winner else "win" if e.winner == side else "loss"
-                rewards[side] = self.rewards[outcome]
-                infos[side] = {"outcome": outcome, "turns": e.turns, "invalid": e.invalid,
+                result = outcome(e.winner, side)
+                rewards[side] = self.rewards[result]
+                infos[side] = {"outcome": result, "turns": e.turns, "invalid": e.invalid,
                                "action_mask": np.zeros(self.act_space.n, np.int8)}
             out[slot] = (dict(self.last[slot]), rewards, True, infos)
         for err in step.errors:

@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from metapvp.engine import Simulator
-from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, seeded_opponent
+from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, outcome, seeded_opponent
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_key, observation_space
 from metapvp.players import Decisions, make_player
 
@@ -72,11 +72,11 @@ class PokemonVectorEnv(VectorEnv):
             starts = []
             for e in step.ended:
                 i = self.env_of.pop(e.battle)
-                outcome = "error" if e.error else "tie" if not e.winner else "win" if e.winner == self.side else "loss"
-                rewards[i] = self.rewards.get(outcome, 0.0)
+                result = "error" if e.error else outcome(e.winner, self.side)
+                rewards[i] = self.rewards.get(result, 0.0)
                 done[i] = True
                 final_obs[i] = {k: v[i].copy() for k, v in self.obs.items()}
-                final_info[i] = {"outcome": outcome, "turns": e.turns, "error": e.error}
+                final_info[i] = {"outcome": result, "turns": e.turns, "error": e.error}
                 starts.append(self._spec(i))
             for d in step.decisions:
                 if d.side == self.side:
