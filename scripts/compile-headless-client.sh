@@ -6,8 +6,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mkdir -p "$root/build"
 cd "$root/js"
+# --keep-names: @pkmn/sim serialises a battle by its classes' names (the search restores
+# battles), which esbuild would otherwise rename where two packages' classes share a name.
 bundle() {
-  node_modules/.bin/esbuild "$1" --bundle --format=iife --platform=neutral \
+  node_modules/.bin/esbuild "$1" --bundle --format=iife --platform=neutral --keep-names \
     --main-fields=module,main --target=es2022 --define:global=globalThis \
     --define:process.env.NODE_ENV='"production"' --log-level=warning \
     --outfile="$root/build/$2"

@@ -6,6 +6,7 @@ import {legalChoices} from './actions.js';
 import {Output} from './output.js';
 import {POLICIES} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
+import {searchMany} from './search.js';
 
 export class Engine {
   constructor(contract) {
@@ -85,6 +86,12 @@ export class Engine {
    * lookahead.js). */
   lookahead(keys, candidates, playOn, samples) {
     return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates, playOn, samples);
+  }
+
+  /** Searches decisions of [battle, perspective] pairs: our candidate actions and the policy's
+   * probabilities for them and a seed, per pair (see search.js). */
+  search(keys, actions, priors, seeds, options) {
+    return searchMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), actions, priors, seeds, options);
   }
 
   /** The choice string for `action` in the view's current request, by the one rule for

@@ -10,6 +10,7 @@ import {Output} from './output.js';
 import {errorRecord} from './engine.js';
 import {POLICIES} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
+import {searchMany} from './search.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -220,6 +221,12 @@ export class Simulator {
    * lookahead.js). */
   lookahead(keys, candidates, playOn, samples) {
     return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn, samples);
+  }
+
+  /** Searches decisions of [battle, perspective] pairs: our candidate actions and the policy's
+   * probabilities for them and a seed, per pair (see search.js). */
+  search(keys, actions, priors, seeds, options) {
+    return searchMany(keys.map(([id, side]) => () => this.view(id, side)), actions, priors, seeds, options);
   }
 
   view(id, side) {

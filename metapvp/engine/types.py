@@ -97,6 +97,10 @@ class BattleViews(Protocol):
     def lookahead(self, keys, candidates, play_on: int = 0, samples: int = 1) -> list:
         """Lookahead values of candidate actions for (battle id, side) pairs (js/src/lookahead.js)."""
 
+    def search(self, keys, actions, priors, seeds, options: dict) -> list:
+        """A search of each (battle id, side) pair's decision over its candidate actions, from the
+        policy's probabilities for them (js/src/search.js)."""
+
 
 @runtime_checkable
 class Backend(BattleViews, Protocol):

@@ -203,6 +203,14 @@ class V8Object:
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
                             [[int(a) for a in c] for c in candidates], int(play_on), int(samples))
 
+    def search(self, keys, actions, priors, seeds, options: dict) -> list:
+        """Searches (js/src/search.js) one decision per (battle id, side) pair: `actions` its
+        candidate action indices, `priors` the policy's probabilities for them, `seeds` one per
+        pair, `options` the budget and settings (search.js DEFAULTS). Per pair: {visits, values,
+        nodes, worlds}, None where there is nothing to search, or {"error": message}."""
+        return self.v8.call(self.handle, "search", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
+                            [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
+
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""
         return self._views.records(rows)

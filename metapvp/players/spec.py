@@ -20,6 +20,13 @@
                                             temperature is ignored; metapvp.players.lookahead)
   lookaheadNxK:MODEL                        the same, each outcome averaged over K draws of
                                             chance (damage rolls, accuracy, critical hits)
+  search:MODEL | searchN:MODEL | searchNms:MODEL
+                                            a model (or ensemble) guiding a tree search in the
+                                            simulator at every decision: both sides choosing at
+                                            once, the unseen drawn; a budget of N visits (64
+                                            without one) or N milliseconds a decision
+                                            (metapvp.players.search)
+  searchNxW:MODEL                           the same over W drawn worlds (2 without one)
 """
 from __future__ import annotations
 
@@ -31,6 +38,7 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
+from metapvp.players.search import DEFAULT_NODES, DEFAULT_WORLDS, SearchPlayer
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -78,6 +86,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         spec = AGENT_LOOKAHEAD + spec
     if LOOKAHEAD.match(spec):
         return _lookahead(spec, seed, fmt)
+    if SEARCH.match(spec):
+        return _search(spec, seed, fmt)
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -145,6 +155,24 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     if not 1 <= samples <= 16:
         raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
+
+
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?:")
+
+
+def _search(spec: str, seed: int | None, fmt: str) -> Player:
+    """search[N|Nms][xW]:MODEL: the models' probabilities as the prior of a search with a budget
+    of N visits or N milliseconds a decision, over W worlds."""
+    m = SEARCH.match(spec)
+    models, _ = model_spec(spec[m.end():], fmt)
+    if not models:
+        raise SpecError(f"player {spec!r}: search needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
+    budget = int(m.group(1) or DEFAULT_NODES)
+    nodes, ms = (0, budget) if m.group(2) else (budget, 0)
+    worlds = int(m.group(3) or DEFAULT_WORLDS)
+    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64:
+        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds and 1 to 64 worlds")
+    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, seed=seed)
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

@@ -102,8 +102,8 @@ function finish(sets, g, id) {
 
 /** The sets still possible for a foe that revealed `known` = {moves: [ids], item, ability, tera}
  * (ids, '' where unrevealed): {moves, items, abilities, teras: [[id, probability], ...] sorted
- * by probability, revealed ones first at 1; set: the most likely complete set}. null without
- * set data. */
+ * by probability, revealed ones first at 1; set: the most likely complete set; fitting: the
+ * drawn sets that fit what was revealed, each as likely as any other}. null without set data. */
 // The same species and revealed facts give the same answer. Live battles use one entry per foe
 // Pokemon (under a thousand for 64 battles); narrowing again is cheap next to drawing the sets.
 const narrowed = new BoundedCache(5000);
@@ -147,6 +147,7 @@ function narrow(format, name, known) {
     abilities: tally(sets, s => [s.ability], known.ability ? [known.ability] : []),
     teras: tally(sets, s => [s.tera], known.tera ? [known.tera] : []),
     set: sets[0] || entry.sets[0],
+    fitting: sets,
     impossible: known.moves.filter(m => !fitting.includes(m)),
   };
 }

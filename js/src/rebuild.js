@@ -1,0 +1,177 @@
+// The battle at a decision, as far as one player knows it, rebuilt in the simulator: our team
+// exactly as the request gives it (fainted Pokemon left out), the foe's revealed Pokemon with
+// what they have shown and the rest of each set chosen from the format's set data (the likeliest
+// set, or one drawn in proportion to how likely each is), HP, status, boosts, Tera, Substitute,
+// weather, terrain and side conditions as shown. Lookahead (lookahead.js) plays one rebuilt
+// battle; the search (search.js) draws several, the foe's unrevealed Pokemon drawn too.
+import {Battle as SimBattle, Dex} from '@pkmn/sim';
+import {TeamGenerators} from '@pkmn/randoms';
+import {choiceFor, GIMMICKS} from './actions.js';
+import {possibleSets, moveID} from './knowledge/sets.js';
+import {toID} from './contract.js';
+import {formatOf} from './format.js';
+
+const G = GIMMICKS.length;
+const FOE_MOVES = 4;          // the foe's likeliest moves, as many as a set has
+const STATS = ['atk', 'def', 'spa', 'spd', 'spe'];
+const SILENT = () => {};
+
+/** Our action as a choice in the rebuilt battle, whose team leaves out fainted Pokemon. */
+export function ourChoice(req, a, slots) {
+  const choice = choiceFor(req, a);
+  if (!choice.startsWith('switch ')) return choice;
+  const j = Math.floor(a / G) - 4;
+  if (slots[j] < 0) throw new Error('no such Pokemon');
+  return `switch ${slots[j] + 1}`;
+}
+
+/** The battle at this decision, as far as the player knows it: {battle, slots: request row ->
+ * rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
+ * active Pokemon has no moves to play. `lead`: the request row sent in at a forced switch (then
+ * it leads, and `slots` follow the reordered rows). `random`: where given (a function giving
+ * numbers in [0, 1)), each foe set is drawn among the possible ones instead of the likeliest,
+ * and the foe's unrevealed Pokemon are drawn from the format's generator. */
+export function rebuild(view, lead = -1, random = null) {
+  const req = view.request;
+  const format = formatOf(view.battle);
+  const ours = [], slots = [];
+  const rows = lead < 0 ? req.side.pokemon : [req.side.pokemon[lead], ...req.side.pokemon.filter((_, j) => j !== lead)];
+  for (const r of rows) {
+    if (r.fainted || !r.hp) { slots.push(-1); continue; }
+    slots.push(ours.length);
+    ours.push(r);
+  }
+  const foes = [view.foe.active[0], ...view.foe.team.filter(p => p !== view.foe.active[0] && !p.fainted && p.hp)];
+  const foeSets = foes.map(p => foeSet(format, p, random));
+  if (!foeSets[0] || !foeSets[0].moves.length) return null;
+  if (random) foeSets.push(...unrevealed(format, view.foe, random));
+  const battle = new SimBattle({formatid: format, seed: [1, 2, 3, 4], send: SILENT});
+  battle.setPlayer('p1', {name: 'p1', team: ours.map(ownSet)});
+  battle.setPlayer('p2', {name: 'p2', team: foeSets});
+  if (battle.requestState === 'teampreview') {  // leads in team order: the active ones come first
+    battle.choose('p1', 'default');
+    battle.choose('p2', 'default');
+  }
+  ours.forEach((r, i) => setOwn(battle, battle.sides[0].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
+  foes.forEach((p, i) => setFoe(battle, battle.sides[1].pokemon[i], p));
+  setField(battle, view);
+  battle.turn = view.battle.turn;
+  return {battle, slots, foeMoves: foeSets[0].weights};
+}
+
+// Teams from the format's generator, made once per format (making one costs milliseconds): the
+// foe's unseen Pokemon are drawn from their members.
+const TEAMS = 24;
+const teams = new Map();
+function generated(format) {
+  let list = teams.get(format);
+  if (list === undefined) {
+    list = [];
+    try {
+      const g = TeamGenerators.getTeamGenerator(format, [5, 6, 7, 8]);
+      for (let i = 0; i < TEAMS; i++) list.push(g.getTeam());
+    } catch (e) {
+      list = [];  // no generator: the unseen stay unseen
+    }
+    teams.set(format, list);
+  }
+  return list;
+}
+
+/** Sets for the foe Pokemon not seen yet (as many as its team size says), drawn from generated
+ * teams, no species twice. */
+function unrevealed(format, foe, random) {
+  const missing = Math.max(0, (foe.totalPokemon || 0) - foe.team.length);
+  const pool = generated(format);
+  if (!missing || !pool.length) return [];
+  const seen = new Set(foe.team.map(p => toID(Dex.species.get(p.speciesForme).baseSpecies)));
+  const out = [];
+  for (let tries = 0; out.length < missing && tries < 8 * missing; tries++) {
+    const team = pool[Math.floor(random() * pool.length)];
+    const set = team[Math.floor(random() * team.length)];
+    const id = toID(Dex.species.get(set.species).baseSpecies);
+    if (seen.has(id)) continue;
+    seen.add(id);
+    out.push({...set, name: set.species});
+  }
+  return out;
+}
+
+// Stats are set from the request afterwards; these only have to make a legal Pokemon.
+const EVS = {hp: 84, atk: 84, def: 84, spa: 84, spd: 84, spe: 84};
+
+function ownSet(r) {
+  return {name: r.name || r.speciesForme, species: r.speciesForme, level: r.level || 100,
+    gender: r.gender || '', item: r.item || '', ability: r.ability || r.baseAbility || '',
+    moves: r.moves.map(id => String(id).replace(/[0-9]+$/, '')), nature: 'Hardy', evs: EVS,
+    teraType: r.teraType || undefined};
+}
+
+function setOwn(battle, p, r, client) {
+  p.maxhp = p.baseMaxhp = r.maxhp;
+  p.hp = r.hp;
+  for (const s of STATS) if (r.stats && r.stats[s]) p.storedStats[s] = r.stats[s];
+  if (r.terastallized) p.terastallized = r.terastallized;
+  setStatus(battle, p, r.status);
+  if (client) setActive(battle, p, client);
+}
+
+/** The foe's Pokemon as a set: what it revealed, the rest from its likeliest set (or, with
+ * `random`, from a set drawn among those still possible); `weights` are how likely it has each
+ * of the moves given (no moves without set data or revealed ones). */
+function foeSet(format, p, random = null) {
+  const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility),
+    tera: toID(p.terastallized)};
+  const sets = possibleSets(format, p.baseSpeciesForme, known);
+  const drawn = random && sets && sets.fitting.length ? sets.fitting[Math.floor(random() * sets.fitting.length)] : null;
+  const likely = drawn || (sets && sets.set);
+  let moves = sets ? sets.moves.slice(0, FOE_MOVES) : known.moves.map(m => [m, 1]);
+  if (drawn) {  // the revealed moves, then the drawn set's others
+    const revealed = known.moves.filter(m => !sets.impossible.includes(m));
+    moves = [...revealed, ...drawn.moves.filter(m => !revealed.includes(m))].slice(0, FOE_MOVES).map(m => [m, 1]);
+  }
+  // A Choice item holds the foe to the move it used last.
+  if (toID(p.item).startsWith('choice') && p.lastMove && p.lastMove !== 'struggle') moves = [[p.lastMove, 1]];
+  moves = moves.filter(([id]) => Dex.moves.get(id).exists);
+  const top = list => (list && list.length ? list[0][0] : '');
+  return {name: p.name, species: p.speciesForme, level: p.level || 100, gender: p.gender || '',
+    item: toID(p.item) || (p.lastItem ? '' : drawn ? drawn.item : top(sets && sets.items)),
+    ability: toID(p.ability || p.baseAbility) || (drawn ? drawn.ability : top(sets && sets.abilities)),
+    moves: moves.map(([id]) => id), weights: moves.map(([, w]) => w),
+    nature: likely ? likely.nature : 'Hardy', evs: likely ? likely.evs : EVS, ivs: likely ? likely.ivs : undefined,
+    teraType: p.teraType || (likely && likely.tera) || undefined};
+}
+
+function setFoe(battle, p, client) {
+  p.hp = Math.max(1, Math.round((client.maxhp ? client.hp / client.maxhp : 1) * p.maxhp));
+  if (client.terastallized) p.terastallized = client.terastallized;
+  setStatus(battle, p, client.status);
+  if (p.isActive) setActive(battle, p, client);
+}
+
+function setStatus(battle, p, status) {
+  p.status = status && status !== 'fnt' ? status : '';
+  p.statusState = battle.initEffectState({id: p.status, target: p});
+  if (p.status === 'slp') p.statusState.time = p.statusState.startTime = 2;
+}
+
+function setActive(battle, p, client) {
+  for (const s of [...STATS, 'accuracy', 'evasion']) p.boosts[s] = (client.boosts && client.boosts[s]) || 0;
+  if (client.volatiles && client.volatiles.substitute && !p.volatiles.substitute) p.addVolatile('substitute');
+}
+
+function setField(battle, view) {
+  const f = view.battle.field;
+  battle.field.clearWeather();
+  battle.field.clearTerrain();
+  if (f.weather && f.weatherState.id) battle.field.setWeather(f.weatherState.id, 'debug');
+  if (f.terrain && f.terrainState.id) battle.field.setTerrain(f.terrainState.id, 'debug');
+  for (const id of Object.keys(f.pseudoWeather)) battle.field.addPseudoWeather(id, 'debug');
+  [view.self, view.foe].forEach((side, i) => {
+    const sim = battle.sides[i];
+    for (const key of Object.keys(sim.sideConditions)) delete sim.sideConditions[key];
+    for (const [id, c] of Object.entries(side.sideConditions)) {
+      for (let n = 0; n < Math.max(1, c.level || 1); n++) sim.addSideCondition(id, 'debug');
+    }
+  });
+}

@@ -1,0 +1,97 @@
+"""A trained policy that searches before it acts.
+
+For every decision with more than one legal action, a Monte Carlo tree search runs in the
+simulator (js/src/search.js): both sides choose at once at every node (decoupled PUCT), over
+several worlds drawn from what the player cannot see (the foe's sets, its unseen Pokemon), with
+chance sampled along the way. Our prior at the root is the policy's; positions are valued by
+material. The action visited most is played (the policy's most probable action breaks ties);
+where the search fails or has nothing to search, the policy decides alone.
+
+The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
+from __future__ import annotations
+
+import logging
+
+import numpy as np
+
+from metapvp.players.base import Decisions, Player
+
+log = logging.getLogger(__name__)
+
+# Measured (docs/agent.md, "Search"): the budget keeps a decision near 200 ms on one core here.
+DEFAULT_NODES = 64
+DEFAULT_WORLDS = 2
+
+
+class SearchPlayer(Player):
+    """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or
+    `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
+    `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform')."""
+
+    def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
+                 c: float = 1.5, foe: str = "damage", seed: int | None = None):
+        if nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform"):
+            raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0 and foe 'damage' or "
+                             f"'uniform', got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}")
+        self.policy = policy
+        self.name = f"search:{policy.name}"
+        self.contract = policy.contract
+        self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe}
+        self.rng = np.random.default_rng(seed)
+        self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
+        self.failed = 0                     # decisions whose search failed (the policy decided alone)
+        self.nodes = 0                      # visits over all searches
+
+    @property
+    def generator(self):
+        return self.policy.generator
+
+    def evaluate(self, obs: dict[str, np.ndarray]):
+        """The policy's own probabilities and win estimate (what the move API reports)."""
+        return self.policy.evaluate(obs)
+
+    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
+        if len(decisions) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
+
+    def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        """The actions the search keeps, given the policy's probabilities (evaluate())."""
+        mask = decisions.mask.astype(bool)
+        probs = np.where(mask, probs, 0.0)
+        chosen = probs.argmax(-1)
+        ask = [i for i in range(len(decisions)) if mask[i].sum() > 1]
+        if not ask:
+            return chosen
+        actions = [np.flatnonzero(mask[i]) for i in ask]
+        priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
+        seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
+        found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options)
+        for i, a, p, result in zip(ask, actions, priors, found):
+            if isinstance(result, dict) and "error" in result:
+                self.failed += 1
+                log.warning("search failed in %s: %s; the policy decides", decisions.keys[i], result["error"])
+                continue
+            if result is None:
+                continue
+            best = int(a[most_visited(result["visits"], p)])
+            self.searched += 1
+            self.nodes += result["nodes"]
+            if best != chosen[i]:
+                self.overruled += 1
+                chosen[i] = best
+        return chosen
+
+
+def prior(p: np.ndarray) -> np.ndarray:
+    """The policy's probabilities over the candidates, summing to 1 (uniform where it gives them
+    none)."""
+    total = p.sum()
+    return p / total if total > 0 else np.full(len(p), 1.0 / len(p))
+
+
+def most_visited(visits, p: np.ndarray) -> int:
+    """The candidate visited most; among equals, the one the policy prefers."""
+    visits = np.asarray(visits, dtype=np.float64)
+    best = np.flatnonzero(visits == visits.max())
+    return int(best[np.argmax(p[best])])
