@@ -1,16 +1,18 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, knowledgecheck) and measures it (rawsim, clientonly). None of it ships in
+// (maskcheck, knowledgecheck, worldcheck) and measures it (rawsim, clientonly). None of it ships in
 // build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
+import {checkWorlds} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
 Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
+  checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(loadedContract(), battles, batch, encode); },

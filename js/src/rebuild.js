@@ -27,7 +27,7 @@ export function ourChoice(req, a, slots) {
 
 /** The battle at this decision, as far as the player knows it: {battle, slots: request row ->
  * rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
- * active Pokemon has no moves to play. `lead`: the request row sent in at a forced switch (then
+ * active Pokemon is unknown, fainted or has no moves to play. `lead`: the request row sent in at a forced switch (then
  * it leads, and `slots` follow the reordered rows). `random`: where given (a function giving
  * numbers in [0, 1)), each foe set is drawn among the possible ones instead of the likeliest,
  * and the foe's unrevealed Pokemon are drawn from the format's generator. */
@@ -41,7 +41,9 @@ export function rebuild(view, lead = -1, random = null) {
     slots.push(ours.length);
     ours.push(r);
   }
-  const foes = [view.foe.active[0], ...view.foe.team.filter(p => p !== view.foe.active[0] && !p.fainted && p.hp)];
+  const active = view.foe.active[0];
+  if (!active || active.fainted || !active.hp) return null;  // nothing known to face
+  const foes = [active, ...view.foe.team.filter(p => p !== active && !p.fainted && p.hp)];
   const foeSets = foes.map(p => foeSet(format, p, random));
   if (!foeSets[0] || !foeSets[0].moves.length) return null;
   if (random) foeSets.push(...unrevealed(format, view.foe, random));
@@ -130,8 +132,9 @@ function foeSet(format, p, random = null) {
     const revealed = known.moves.filter(m => !sets.impossible.includes(m));
     moves = [...revealed, ...drawn.moves.filter(m => !revealed.includes(m))].slice(0, FOE_MOVES).map(m => [m, 1]);
   }
-  // A Choice item holds the foe to the move it used last.
-  if (toID(p.item).startsWith('choice') && p.lastMove && p.lastMove !== 'struggle') moves = [[p.lastMove, 1]];
+  // A Choice item holds the foe to the move it used last (a drawn world keeps the whole set: the
+  // lock ends when it switches).
+  if (!drawn && toID(p.item).startsWith('choice') && p.lastMove && p.lastMove !== 'struggle') moves = [[p.lastMove, 1]];
   moves = moves.filter(([id]) => Dex.moves.get(id).exists);
   const top = list => (list && list.length ? list[0][0] : '');
   return {name: p.name, species: p.speciesForme, level: p.level || 100, gender: p.gender || '',

@@ -22,7 +22,8 @@ export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'dam
  * policy's probabilities for them. Options (DEFAULTS): `nodes` visits in all (0: no limit),
  * `ms` a time limit (0: none; at least one of the two), `worlds` drawn, `c` the exploration
  * weight, `seed`, `foe` the foe's prior ('damage' or 'uniform').
- * Returns {visits, values (our mean value per action, null where unvisited), nodes, worlds};
+ * Returns {visits, values (our mean value per action, null where unvisited), nodes, worlds, ms
+ * (the time it took)};
  * null where there is nothing to search (team preview, waiting, no known foe). */
 export function search(view, actions, prior, options = {}) {
   const o = {...DEFAULTS, ...options};
@@ -53,7 +54,8 @@ export function search(view, actions, prior, options = {}) {
       sums[k] += s.w;
     });
   }
-  return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes, worlds: worlds.length};
+  return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes, worlds: worlds.length,
+    ms: Date.now() - started};
 }
 
 /** search() for many decisions: `views` are functions giving each decision's view; a decision

@@ -8,7 +8,9 @@ info["action_mask"], and from action_masks() (the method sb3-contrib's Maskable 
 Action: an index into the
 contract's 60 joint actions. An illegal action counts as an invalid choice and the agent is asked
 again with the same observation (reward 0). Reward: `rewards["win"]`, `["loss"]` or `["tie"]` when
-the battle ends, 0 before."""
+the battle ends; between decisions, where `rewards` gives them weights, the shaping the project's
+trainer uses (metapvp.training.rewards: `damage_dealt`, `damage_taken` in whole Pokemon' HP,
+`faint_dealt`, `faint_taken`), 0 without."""
 from __future__ import annotations
 
 import gymnasium as gym
@@ -17,8 +19,40 @@ import numpy as np
 from metapvp.engine import Simulator
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_row, observation_space
 from metapvp.players import Decisions, make_player
+from metapvp.training.rewards import shaped_reward, shaping_features
 
-DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "tie": 0.0}
+DEFAULT_REWARDS = {"win": 1.0, "loss": -1.0, "tie": 0.0,
+                   "damage_dealt": 0.0, "damage_taken": 0.0, "faint_dealt": 0.0, "faint_taken": 0.0}
+
+
+def reward_weights(rewards: dict | None) -> dict:
+    """DEFAULT_REWARDS with `rewards` over them; a ValueError naming an unknown key."""
+    unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
+    if unknown:
+        raise ValueError(f"rewards: unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(DEFAULT_REWARDS)}")
+    return {**DEFAULT_REWARDS, **(rewards or {})}
+
+
+class Shaping:
+    """The shaping reward of each battle between the agent's decisions, by the trainer's rule
+    (metapvp.training.rewards); 0 throughout where the weights give none."""
+
+    def __init__(self, weights: dict, contract):
+        self.weights, self.contract = weights, contract
+        self.on = any(weights[k] for k in ("damage_dealt", "damage_taken", "faint_dealt", "faint_taken"))
+        self.features: dict[str, np.ndarray] = {}   # battle id -> features at its last decision
+
+    def reward(self, battle: str, obs: dict, row: int) -> float:
+        """The shaping since `battle`'s last decision (0 at its first); obs: contract-named rows."""
+        if not self.on:
+            return 0.0
+        features = shaping_features(obs, [row], self.contract)[0]
+        before = self.features.get(battle)
+        self.features[battle] = features
+        return 0.0 if before is None else shaped_reward(before, features, self.weights)
+
+    def forget(self, battle: str):
+        self.features.pop(battle, None)
 
 
 def draw_seed(rng: np.random.Generator) -> str:
@@ -46,11 +80,12 @@ class PokemonEnv(gym.Env):
             raise ValueError(f"side must be p1 or p2, not {side!r}")
         self.format, self.side = format, side
         self.foe_side = "p2" if side == "p1" else "p1"
-        self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
+        self.rewards = reward_weights(rewards)
         self.teams = {side: team, self.foe_side: opponent_team} if team or opponent_team else {}
         self.sim = Simulator(contract)
         self.opponent_spec = opponent
         self.opponent = make_player(opponent, fmt=format)   # fails here, on a bad spec
+        self.shaping = Shaping(self.rewards, self.sim.contract)
         self.observation_space = observation_space(self.sim.contract)
         self.action_space = action_space(self.sim.contract)
         self.battle = None
@@ -63,6 +98,7 @@ class PokemonEnv(gym.Env):
             self.opponent = seeded_opponent(self.opponent_spec, self.format, self.np_random)
         if self.battle is not None:
             self.sim.abort()
+            self.shaping.forget(self.battle)
         self.episodes += 1
         self.battle = f"env-{self.episodes}"
         spec = {"id": self.battle, "format": self.format, "seed": draw_seed(self.np_random)}
@@ -90,6 +126,7 @@ class PokemonEnv(gym.Env):
                 if e.error:
                     raise RuntimeError(e.error)
                 result = outcome(e.winner, self.side)
+                self.shaping.forget(self.battle)
                 self.battle = None
                 info = {"action_mask": np.zeros(self.action_space.n, np.int8), "outcome": result,
                         "turns": e.turns, "invalid": e.invalid}
@@ -101,7 +138,7 @@ class PokemonEnv(gym.Env):
                 row = mine[0].row
                 obs = obs_row(step.obs, row)
                 self.last_obs = obs
-                return obs, 0.0, False, {"action_mask": obs["action_mask"].astype(np.int8),
+                return obs, self.shaping.reward(self.battle, step.obs, row), False, {"action_mask": obs["action_mask"].astype(np.int8),
                                          "turn": mine[0].turn}
             foe = [d for d in step.decisions if d.side == self.foe_side]
             if not foe:

@@ -20,7 +20,7 @@ import numpy as np
 from pettingzoo import ParallelEnv
 
 from metapvp.backends import make_backend
-from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, outcome
+from metapvp.gym.env import Shaping, draw_seed, outcome, reward_weights
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_row, observation_space
 
 SIDES = ("p1", "p2")
@@ -32,7 +32,9 @@ class ParallelBattles:
 
     def __init__(self, count: int, format: str, backend: str, contract, rewards: dict | None, teams: dict | None):
         self.format, self.teams = format, teams or {}
-        self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
+        self.rewards = reward_weights(rewards)
+        if Shaping(self.rewards, None).on:
+            raise ValueError("rewards: the parallel environment rewards the outcome only (no damage_* or faint_* weights)")
         self.sim = make_backend(backend, contract)
         self.obs_space, self.act_space = observation_space(self.sim.contract), action_space(self.sim.contract)
         self.slot_of: dict[str, int] = {}       # running battle id -> slot

@@ -9,7 +9,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space
 
 from metapvp.engine import Simulator
-from metapvp.gym.env import DEFAULT_REWARDS, draw_seed, outcome, seeded_opponent
+from metapvp.gym.env import Shaping, draw_seed, outcome, reward_weights, seeded_opponent
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_key, observation_space
 from metapvp.players import Decisions, make_player
 
@@ -21,8 +21,9 @@ class PokemonVectorEnv(VectorEnv):
                  side: str = "p1", rewards: dict | None = None, contract=DEFAULT_CONTRACT):
         self.num_envs, self.format, self.side = num_envs, format, side
         self.foe_side = "p2" if side == "p1" else "p1"
-        self.rewards = {**DEFAULT_REWARDS, **(rewards or {})}
+        self.rewards = reward_weights(rewards)
         self.sim = Simulator(contract)
+        self.shaping = Shaping(self.rewards, self.sim.contract)
         self.opponent_spec = opponent
         self.opponent = make_player(opponent, fmt=format)   # fails here, on a bad spec
         self.single_observation_space = observation_space(self.sim.contract)
@@ -40,6 +41,7 @@ class PokemonVectorEnv(VectorEnv):
             self.opponent = seeded_opponent(self.opponent_spec, self.format, self.rng)
         self.sim.abort()
         self.env_of = {}
+        self.shaping.features.clear()
         starts = [self._spec(i) for i in range(self.num_envs)]
         rewards, done, info = self._advance(self.sim.start(starts), set(range(self.num_envs)))
         return self._copy_obs(), info
@@ -73,7 +75,8 @@ class PokemonVectorEnv(VectorEnv):
             for e in step.ended:
                 i = self.env_of.pop(e.battle)
                 result = "error" if e.error else outcome(e.winner, self.side)
-                rewards[i] = self.rewards.get(result, 0.0)
+                rewards[i] += self.rewards.get(result, 0.0)
+                self.shaping.forget(e.battle)
                 done[i] = True
                 final_obs[i] = {k: v[i].copy() for k, v in self.obs.items()}
                 final_info[i] = {"outcome": result, "turns": e.turns, "error": e.error}
@@ -81,6 +84,7 @@ class PokemonVectorEnv(VectorEnv):
             for d in step.decisions:
                 if d.side == self.side:
                     i = self.env_of[d.battle]
+                    rewards[i] += self.shaping.reward(d.battle, step.obs, d.row)
                     for k, v in step.obs.items():
                         self.obs[obs_key(k)][i] = v[d.row]
                     waiting.discard(i)

@@ -1,0 +1,122 @@
+// Checks the search (search.js) and the worlds it draws (rebuild.js) against the simulator, over
+// battles whose p1 plays the search's choices and p2 plays at random:
+//  - every drawn world agrees with what p1 has seen: each foe Pokemon seen and not fainted is
+//    on the drawn team with its species, every move it revealed (that its data allows), its
+//    revealed item, ability and Tera type; none seen fainted is there; the team is no larger than
+//    the foe's team size allows; our side is the request's, its HP exactly;
+//  - the search answers an action the mask allows, and the simulator accepts it;
+//  - the same seed and node budget give the same answer.
+import {PRNG, Dex} from '@pkmn/sim';
+import {Match} from '../src/simulator.js';
+import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
+import {rebuild} from '../src/rebuild.js';
+import {search} from '../src/search.js';
+import {possibleSets, moveID} from '../src/knowledge/sets.js';
+import {toID} from '../src/contract.js';
+
+const G = GIMMICKS.length;
+const MAX_EXAMPLES = 5;
+
+export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2}) {
+  const prng = new PRNG(seed);
+  const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
+    illegal: 0, refused: 0, not_reproduced: 0, examples: []};
+  const mask = new Uint8Array(NUM_ACTIONS);
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`world-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    while (!match.ended) {
+      for (const side of ['p1', 'p2']) {
+        const view = match.views[side];
+        if (!view.needsDecision) continue;
+        writeMask(view.request, mask, 0);
+        const legal = [];
+        for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+        let action = legal.length ? legal[prng.random(legal.length)] : 0;
+        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, nodes, worlds);
+        match.act(side, action);
+        if (side === 'p1' && view.refusals) out.refused++;
+      }
+    }
+  }
+  return out;
+}
+
+function checkDecision(out, view, legal, mask, prng, nodes, worlds) {
+  out.decisions++;
+  const req = view.request;
+  const lead = req.forceSwitch ? Math.floor(legal[0] / G) - 4 : -1;
+  for (let w = 0; w < worlds; w++) {
+    const draws = new PRNG([w + 1, prng.random(65536), 3, 4]);
+    const world = rebuild(view, lead, () => draws.random());
+    if (!world) continue;
+    out.worlds++;
+    const problems = disagreements(view, world.battle, lead);
+    if (problems.length) {
+      out.disagreements++;
+      if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, turn: view.battle.turn, problems});
+    }
+  }
+  const prior = legal.map(() => 1 / legal.length);
+  const s = prng.random(1 << 30);
+  let first, again;
+  try {
+    first = search(view, legal, prior, {nodes, worlds, seed: s});
+    again = search(view, legal, prior, {nodes, worlds, seed: s});
+  } catch (e) {
+    out.failed++;
+    if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, turn: view.battle.turn, error: e.message});
+    return legal[0];
+  }
+  if (!first) { out.nothing++; return legal[0]; }
+  out.searched++;
+  const same = (x, y) => JSON.stringify([x.visits, x.values, x.nodes]) === JSON.stringify([y.visits, y.values, y.nodes]);
+  if (!same(first, again)) out.not_reproduced++;
+  const best = legal[first.visits.indexOf(Math.max(...first.visits))];
+  if (!mask[best]) out.illegal++;
+  return best;
+}
+
+/** What a drawn world gets wrong about what `view` has seen (empty where nothing). */
+function disagreements(view, battle, lead) {
+  const problems = [];
+  const format = battle.format.id;
+  const team = battle.sides[1].pokemon;
+  const named = name => team.find(m => m.name === name);
+  const baseID = name => toID(Dex.species.get(name).baseSpecies);
+  let fainted = 0;
+  for (const p of view.foe.team) {
+    const m = named(p.name);
+    if (p.fainted || !p.hp) {
+      fainted++;
+      if (m) problems.push(`${p.name} fainted but is on the drawn team`);
+      continue;
+    }
+    if (!m) { problems.push(`${p.name} seen but not on the drawn team`); continue; }
+    if (baseID(m.species.name) !== baseID(p.speciesForme)) problems.push(`${p.name} drawn as ${m.species.name}`);
+    const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility), tera: toID(p.terastallized)};
+    const sets = possibleSets(format, p.baseSpeciesForme, known);
+    const impossible = sets ? sets.impossible : [];
+    const has = m.moveSlots.map(s => moveID(s.id));
+    for (const move of known.moves) {
+      if (!impossible.includes(move) && !has.includes(move)) problems.push(`${p.name} revealed ${move}, drawn with ${has}`);
+    }
+    if (known.item && toID(m.item) !== known.item) problems.push(`${p.name} revealed item ${known.item}, drawn ${m.item}`);
+    if (known.ability && toID(m.ability) !== known.ability && toID(m.baseAbility) !== known.ability) {
+      problems.push(`${p.name} revealed ability ${known.ability}, drawn ${m.ability}`);
+    }
+    if (known.tera && toID(m.terastallized || m.teraType) !== known.tera) problems.push(`${p.name} revealed Tera ${known.tera}, drawn ${m.teraType}`);
+  }
+  if (view.foe.totalPokemon && team.length > view.foe.totalPokemon - fainted) {
+    problems.push(`drawn team of ${team.length}, the foe has ${view.foe.totalPokemon - fainted} left`);
+  }
+  const rows = view.request.side.pokemon.filter(r => !r.fainted && r.hp);
+  const ours = battle.sides[0].pokemon;
+  if (ours.length !== rows.length) problems.push(`our drawn team has ${ours.length}, the request ${rows.length}`);
+  for (const r of rows) {
+    const m = ours.find(o => o.name === (r.name || r.speciesForme));
+    if (!m) problems.push(`our ${r.name} missing`);
+    else if (m.hp !== r.hp || m.maxhp !== r.maxhp) problems.push(`our ${r.name} at ${m.hp}/${m.maxhp}, the request ${r.hp}/${r.maxhp}`);
+  }
+  if (lead >= 0 && ours[0] && ours[0].name !== (view.request.side.pokemon[lead].name)) problems.push('the lead is not the one sent in');
+  return problems;
+}

@@ -1,0 +1,112 @@
+"""The search at decision time (js/src/search.js, metapvp.players.search): the worlds it draws
+agree with what the player has seen, it answers legal actions the simulator accepts in every
+generation, a node budget with a seed is reproducible, a time budget holds, and the search
+player plays on every backend."""
+import time
+import unittest
+
+import numpy as np
+
+from metapvp.arena import play
+from metapvp.backends import BACKENDS, make_backend
+from metapvp.engine import Simulator
+from metapvp.engine.v8 import checks_context
+from metapvp.players import make_player
+from metapvp.players.search import SearchPlayer, most_visited
+from metapvp.players.spec import SpecError
+
+FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
+
+
+class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
+    """js/checks/worldcheck.js: p1 plays the search's choices, p2 at random; at each of p1's
+    decisions the drawn worlds are compared with p1's view, and the search run twice."""
+
+    @classmethod
+    def setUpClass(cls):
+        v8 = checks_context()
+        cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1], "nodes": 8})
+                       for f in FORMATS}
+
+    def test_every_world_agrees_with_what_was_seen(self):
+        for f, r in self.results.items():
+            with self.subTest(format=f):
+                self.assertGreater(r["worlds"], 20)
+                self.assertEqual(r["disagreements"], 0, r["examples"])
+
+    def test_the_search_answers_legal_actions_the_simulator_accepts(self):
+        for f, r in self.results.items():
+            with self.subTest(format=f):
+                self.assertGreater(r["searched"], 0.9 * r["decisions"], r)
+                self.assertEqual((r["failed"], r["illegal"], r["refused"]), (0, 0, 0), r["examples"])
+
+    def test_a_node_budget_with_a_seed_gives_the_same_search(self):
+        for f, r in self.results.items():
+            with self.subTest(format=f):
+                self.assertEqual(r["not_reproduced"], 0)
+
+
+def first_decision(sim: Simulator):
+    """A battle started on `sim` and p1's first decision: (key, legal actions)."""
+    step = sim.start([{"id": "s-1", "format": "gen9randombattle", "seed": "5,6,7,8"}])
+    d = next(d for d in step.decisions if d.side == "p1")
+    return (d.battle, d.side), np.flatnonzero(step.obs["action.mask"][d.row])
+
+
+class BudgetTest(unittest.TestCase):
+    def test_a_time_budget_is_kept(self):
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            sim.search([key], [legal], [prior], [1], {"nodes": 1})  # the format's set data, made once
+            for ms in (20, 100):
+                start = time.perf_counter()
+                r = sim.search([key], [legal], [prior], [1], {"nodes": 0, "ms": ms})[0]
+                wall = (time.perf_counter() - start) * 1000
+                self.assertGreaterEqual(r["nodes"], 0 if ms < 100 else 10, r)
+                # one visit is a few milliseconds: the search stops at the first visit past the budget
+                self.assertLess(r["ms"], ms + 30, r)
+                self.assertLess(wall, ms + 60)
+                self.assertEqual(sum(r["visits"]), r["nodes"])
+        finally:
+            sim.close()
+
+    def test_a_search_needs_a_budget(self):
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            r = sim.search([key], [legal], [[1 / len(legal)] * len(legal)], [1], {"nodes": 0, "ms": 0})[0]
+            self.assertIn("budget", r["error"])
+        finally:
+            sim.close()
+
+
+class SearchPlayerTest(unittest.TestCase):
+    def test_specs(self):
+        p = make_player("search32x3:agent", seed=1)
+        self.assertIsInstance(p, SearchPlayer)
+        self.assertEqual((p.options["nodes"], p.options["ms"], p.options["worlds"]), (32, 0, 3))
+        p = make_player("search150ms:agent")
+        self.assertEqual((p.options["nodes"], p.options["ms"]), (0, 150))
+        for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent"):
+            with self.subTest(spec=bad), self.assertRaises(SpecError):
+                make_player(bad)
+
+    def test_the_most_visited_wins_and_the_policy_breaks_ties(self):
+        self.assertEqual(most_visited([3, 9, 1], np.array([0.5, 0.2, 0.3])), 1)
+        self.assertEqual(most_visited([4, 4, 1], np.array([0.2, 0.5, 0.3])), 1)
+
+    def test_the_search_player_plays_on_every_backend(self):
+        for name in BACKENDS:
+            with self.subTest(backend=name):
+                player, foe = make_player("search8:agent", seed=1), make_player("random", seed=2)
+                backend = make_backend(name, player.contract)
+                try:
+                    results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
+                finally:
+                    backend.close()
+                self.assertEqual([r.error for r in results], [None, None])
+                self.assertEqual(sum(r.invalid for r in results), 0)
+                self.assertGreater(player.searched, 5)
+                self.assertEqual(player.failed, 0)
