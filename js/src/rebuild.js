@@ -142,7 +142,14 @@ function foeSet(format, p, random = null) {
     ability: toID(p.ability || p.baseAbility) || (drawn ? drawn.ability : top(sets && sets.abilities)),
     moves: moves.map(([id]) => id), weights: moves.map(([, w]) => w),
     nature: likely ? likely.nature : 'Hardy', evs: likely ? likely.evs : EVS, ivs: likely ? likely.ivs : undefined,
-    teraType: p.teraType || (likely && likely.tera) || undefined};
+    teraType: typeName(p.teraType || (likely && likely.tera))};
+}
+
+// Set data holds ids ('ground'); the simulator wants a type's name ('Ground') where it
+// Terastallizes.
+function typeName(id) {
+  const type = id ? Dex.types.get(id) : null;
+  return type && type.exists ? type.name : undefined;
 }
 
 function setFoe(battle, p, client) {
