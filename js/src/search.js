@@ -22,8 +22,8 @@ export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'dam
  * policy's probabilities for them. Options (DEFAULTS): `nodes` visits in all (0: no limit),
  * `ms` a time limit (0: none; at least one of the two), `worlds` drawn, `c` the exploration
  * weight, `seed`, `foe` the foe's prior ('damage' or 'uniform').
- * Returns {visits, values (our mean value per action, null where unvisited), nodes, worlds, ms
- * (the time it took)};
+ * Returns {visits, values (our mean value per action, null where unvisited), nodes, worlds, steps
+ * (simulated turns), ms (the time it took)};
  * null where there is nothing to search (team preview, waiting, no known foe). */
 export function search(view, actions, prior, options = {}) {
   const o = {...DEFAULTS, ...options};
@@ -40,9 +40,9 @@ export function search(view, actions, prior, options = {}) {
     if (world) worlds.push(world);
   }
   if (!worlds.length) return null;
-  let nodes = 0;
+  let nodes = 0, steps = 0;
   while ((!(o.nodes > 0) || nodes < o.nodes) && (!(o.ms > 0) || Date.now() - started < o.ms)) {
-    visit(worlds[nodes % worlds.length], o, random);
+    steps += visit(worlds[nodes % worlds.length], o, random);
     nodes++;
   }
   const visits = actions.map(() => 0), sums = actions.map(() => 0);
@@ -55,7 +55,7 @@ export function search(view, actions, prior, options = {}) {
     });
   }
   return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes, worlds: worlds.length,
-    ms: Date.now() - started};
+    steps, ms: Date.now() - started};
 }
 
 /** search() for many decisions: `views` are functions giving each decision's view; a decision
@@ -113,7 +113,7 @@ function newNode() {
 }
 
 /** One visit: from the root down the tree, both sides picking, to a new node or the battle's
- * end; the value found is added along the way back. */
+ * end; the value found is added along the way back. Returns the turns simulated. */
 function visit(world, o, random) {
   const path = [];
   let node = world.root, battle;
@@ -154,7 +154,9 @@ function visit(world, o, random) {
   }
   node.n++;
   node.w += v;
+  let steps = 0;
   for (const [n, picks] of path) {
+    if (picks[0] === null || !picks[0].startsWith('start ')) steps++;
     n.n++;
     n.w += v;
     picks.forEach((pick, i) => {
@@ -164,6 +166,7 @@ function visit(world, o, random) {
       s.w += i === 0 ? v : 1 - v;
     });
   }
+  return steps;
 }
 
 function restore(state, random) {

@@ -40,7 +40,8 @@ class SearchPlayer(Player):
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
-        self.nodes = 0                      # visits over all searches
+        self.nodes = self.steps = 0         # visits and simulated turns over all searches
+        self.times: list[int] = []          # milliseconds each search took
 
     @property
     def generator(self):
@@ -77,6 +78,8 @@ class SearchPlayer(Player):
             best = int(a[most_visited(result["visits"], p)])
             self.searched += 1
             self.nodes += result["nodes"]
+            self.steps += result["steps"]
+            self.times.append(result["ms"])
             if best != chosen[i]:
                 self.overruled += 1
                 chosen[i] = best
