@@ -5,7 +5,7 @@
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
-import {checkWorlds} from './worldcheck.js';
+import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
@@ -13,6 +13,7 @@ Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
+  checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(loadedContract(), battles, batch, encode); },

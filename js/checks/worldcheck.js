@@ -6,11 +6,16 @@
 //    the foe's team size allows; our side is the request's, its HP exactly;
 //  - the search answers an action the mask allows, and the simulator accepts it;
 //  - the same seed and node budget give the same answer.
-import {PRNG, Dex} from '@pkmn/sim';
+// And the position the search encodes at a leaf (search.js leafView): where the simulated turn is
+// the real one (the true battle copied, the same choices, the same chances), it encodes to the
+// same record as the player's own view after that turn.
+import {PRNG, Dex, Battle as SimBattle} from '@pkmn/sim';
+import {RecordBuffer, encode} from '../src/encoder.js';
+import {leafView, search} from '../src/search.js';
+import {choiceFor} from '../src/actions.js';
 import {Match} from '../src/simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
 import {rebuild} from '../src/rebuild.js';
-import {search} from '../src/search.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
 import {toID} from '../src/contract.js';
 
@@ -119,4 +124,59 @@ function disagreements(view, battle, lead) {
   }
   if (lead >= 0 && ours[0] && ours[0].name !== (view.request.side.pokemon[lead].name)) problems.push('the lead is not the one sent in');
   return problems;
+}
+
+/** checkLeaves: at each turn of random battles where both sides choose, each side's leaf view
+ * of the true battle after the real choices against its own view after the turn, record by record.
+ * {compared, differ, examples: [{battle, turn, features: names that differ}]}. */
+export function checkLeaves({format, battles, seed, contract}) {
+  const prng = new PRNG(seed);
+  const out = {format, compared: 0, differ: 0, examples: []};
+  const records = new RecordBuffer(contract, 2);
+  const mask = new Uint8Array(NUM_ACTIONS);
+  const pick = view => {
+    writeMask(view.request, mask, 0);
+    const legal = [];
+    for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+    return legal.length ? legal[prng.random(legal.length)] : 0;
+  };
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`leaf-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    while (!match.ended) {
+      const [v1, v2] = [match.views.p1, match.views.p2];
+      const both = v1.needsDecision && v2.needsDecision && v1.request.active && v2.request.active;
+      const actions = {p1: v1.needsDecision ? pick(v1) : null, p2: v2.needsDecision ? pick(v2) : null};
+      let leaves = null;
+      if (both) {
+        const copy = SimBattle.fromJSON(JSON.stringify(match.sim.toJSON()));
+        copy.send = () => {};
+        const logStart = copy.log.length;
+        copy.choose('p1', choiceFor(v1.request, actions.p1));
+        copy.choose('p2', choiceFor(v2.request, actions.p2));
+        leaves = {p1: leafView(v1, copy, logStart, 0).view, p2: leafView(v2, copy, logStart, 1).view};
+      }
+      for (const side of ['p1', 'p2']) if (actions[side] !== null) match.act(side, actions[side]);
+      if (!leaves || match.ended) continue;
+      for (const side of ['p1', 'p2']) {
+        const view = match.views[side];
+        if (!view.request || view.refusals) continue;
+        view.flush();
+        encode(view, records, 0);
+        encode(leaves[side], records, 1);
+        out.compared++;
+        const bytes = contract.recordBytes;
+        const differ = contract.features.filter(f => {
+          for (let i = f.offset; i < f.offset + f.count * f.bytes; i++) {
+            if (records.u8[i] !== records.u8[bytes + i]) return true;
+          }
+          return false;
+        }).map(f => f.name);
+        if (differ.length) {
+          out.differ++;
+          if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, side, turn: view.battle.turn, features: differ});
+        }
+      }
+    }
+  }
+  return out;
 }

@@ -6,7 +6,7 @@ import {legalChoices} from './actions.js';
 import {Output} from './output.js';
 import {POLICIES} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
-import {searchMany} from './search.js';
+import {searchMethods} from './search.js';
 
 export class Engine {
   constructor(contract) {
@@ -88,12 +88,6 @@ export class Engine {
     return lookaheadMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), candidates, playOn, samples);
   }
 
-  /** Searches decisions of [battle, perspective] pairs: our candidate actions and the policy's
-   * probabilities for them and a seed, per pair (see search.js). */
-  search(keys, actions, priors, seeds, options) {
-    return searchMany(keys.map(([battle, perspective]) => () => this.view(battle, perspective)), actions, priors, seeds, options);
-  }
-
   /** The choice string for `action` in the view's current request, by the one rule for
    * refusals (PlayerView.choose): null when the request has no such action, 'default' once the
    * request was refused too often. */
@@ -123,3 +117,5 @@ export function errorRecord(battle, perspective, e) {
   return {battle, perspective, line: e.line === undefined ? null : e.line,
     message: e instanceof BattleInputError ? e.message : `battle ${battle}: ${e.message}`};
 }
+
+Object.assign(Engine.prototype, searchMethods);

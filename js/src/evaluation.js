@@ -19,12 +19,19 @@ export function material(side) {
   return m;
 }
 
-/** p1's material lead over p2 in a simulated battle. */
-export const lead = battle => material(battle.sides[0]) - material(battle.sides[1]);
+/** Side `me`'s (0: p1, 1: p2) material lead over the other in a simulated battle. */
+export const lead = (battle, me) => material(battle.sides[me]) - material(battle.sides[1 - me]);
 
-/** p1's value of a position in [0, 1]: the result where the battle has ended, else its lead
- * relative to `rootLead` squashed. */
-export function value(battle, rootLead) {
-  if (battle.ended) return battle.winner === 'p1' ? 1 : battle.winner === 'p2' ? 0 : 0.5;
-  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle) - rootLead));
+/** Side `me`'s value of a position in [0, 1]: the result where the battle has ended, else its
+ * lead relative to `rootLead` squashed. */
+export function value(battle, rootLead, me) {
+  if (battle.ended) return won(battle, me);
+  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle, me) - rootLead));
+}
+
+function won(battle, me) {
+  if (!battle.winner) return 0.5;
+  const mine = battle.sides[me], other = battle.sides[1 - me];
+  if (mine.name !== other.name) return battle.winner === mine.name ? 1 : 0;
+  return mine.pokemonLeft > 0 ? 1 : 0;  // players of one name: the side with Pokemon left won
 }

@@ -33,7 +33,7 @@ export function lookahead(view, candidates, playOn = 0, samples = 1) {
       out.push([NaN, NaN]);
       continue;
     }
-    out.push(againstFoe(view, foeMoves, () => rebuild(view).battle, choice, playOn, samples));
+    out.push(againstFoe(view, foeMoves, () => rebuild(view), choice, playOn, samples));
   }
   return out;
 }
@@ -48,7 +48,7 @@ function switchIns(view, candidates, playOn, samples) {
       out.push([NaN, NaN]);
       continue;
     }
-    out.push(againstFoe(view, start.foeMoves, () => rebuild(view, j).battle, hardestHit, playOn, samples));
+    out.push(againstFoe(view, start.foeMoves, () => rebuild(view, j), hardestHit, playOn, samples));
   }
   return out;
 }
@@ -84,15 +84,16 @@ export function lookaheadMany(views, candidates, playOn, samples) {
   });
 }
 
-/** Material after one turn from a freshly rebuilt start: our material minus the foe's; NaN
- * where a choice is refused. `ours`: a choice, or a rule giving one for the battle. */
+/** Material after one turn from a freshly rebuilt start (rebuild()): our material minus the
+ * foe's; NaN where a choice is refused. `ours`: a choice, or a rule giving one for the battle. */
 function playTurn(start, ours, theirs, playOn, seed) {
-  const battle = start();
+  const {battle, me} = start();
   battle.prng = new PRNG(seed);
-  const own = typeof ours === 'function' ? ours(battle, battle.sides[0]) : ours;
-  if (!battle.choose('p1', own) || !battle.choose('p2', theirs)) return NaN;
+  const us = battle.sides[me], foe = battle.sides[1 - me];
+  const own = typeof ours === 'function' ? ours(battle, us) : ours;
+  if (!battle.choose(us.id, own) || !battle.choose(foe.id, theirs)) return NaN;
   for (let t = 0; t < playOn; t++) playOnce(battle);
-  return lead(battle);
+  return lead(battle, me);
 }
 
 /** One more turn, both sides taking their hardest-hitting move (replacing fainted Pokemon with

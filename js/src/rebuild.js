@@ -25,8 +25,9 @@ export function ourChoice(req, a, slots) {
   return `switch ${slots[j] + 1}`;
 }
 
-/** The battle at this decision, as far as the player knows it: {battle, slots: request row ->
- * rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
+/** The battle at this decision, as far as the player knows it: {battle, me: our side's index
+ * there (we play the side we play in the real battle, under the same player names), slots:
+ * request row -> rebuilt team index (-1 fainted), foeMoves: the foe's moves' weights}; null where the foe's
  * active Pokemon is unknown, fainted or has no moves to play. `lead`: the request row sent in at a forced switch (then
  * it leads, and `slots` follow the reordered rows). `random`: where given (a function giving
  * numbers in [0, 1)), each foe set is drawn among the possible ones instead of the likeliest,
@@ -47,18 +48,20 @@ export function rebuild(view, lead = -1, random = null) {
   const foeSets = foes.map(p => foeSet(format, p, random));
   if (!foeSets[0] || !foeSets[0].moves.length) return null;
   if (random) foeSets.push(...unrevealed(format, view.foe, random));
+  const me = view.perspective === 'p2' ? 1 : 0;
+  const teams = me ? [foeSets, ours.map(ownSet)] : [ours.map(ownSet), foeSets];
   const battle = new SimBattle({formatid: format, seed: [1, 2, 3, 4], send: SILENT});
-  battle.setPlayer('p1', {name: 'p1', team: ours.map(ownSet)});
-  battle.setPlayer('p2', {name: 'p2', team: foeSets});
+  battle.setPlayer('p1', {name: view.battle.p1.name || 'p1', team: teams[0]});
+  battle.setPlayer('p2', {name: view.battle.p2.name || 'p2', team: teams[1]});
   if (battle.requestState === 'teampreview') {  // leads in team order: the active ones come first
     battle.choose('p1', 'default');
     battle.choose('p2', 'default');
   }
-  ours.forEach((r, i) => setOwn(battle, battle.sides[0].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
-  foes.forEach((p, i) => setFoe(battle, battle.sides[1].pokemon[i], p));
-  setField(battle, view);
+  ours.forEach((r, i) => setOwn(battle, battle.sides[me].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
+  foes.forEach((p, i) => setFoe(battle, battle.sides[1 - me].pokemon[i], p));
+  setField(battle, view, me);
   battle.turn = view.battle.turn;
-  return {battle, slots, foeMoves: foeSets[0].weights};
+  return {battle, me, slots, foeMoves: foeSets[0].weights};
 }
 
 // Teams from the format's generator, made once per format (making one costs milliseconds): the
@@ -170,7 +173,7 @@ function setActive(battle, p, client) {
   if (client.volatiles && client.volatiles.substitute && !p.volatiles.substitute) p.addVolatile('substitute');
 }
 
-function setField(battle, view) {
+function setField(battle, view, me) {
   const f = view.battle.field;
   battle.field.clearWeather();
   battle.field.clearTerrain();
@@ -178,7 +181,7 @@ function setField(battle, view) {
   if (f.terrain && f.terrainState.id) battle.field.setTerrain(f.terrainState.id, 'debug');
   for (const id of Object.keys(f.pseudoWeather)) battle.field.addPseudoWeather(id, 'debug');
   [view.self, view.foe].forEach((side, i) => {
-    const sim = battle.sides[i];
+    const sim = battle.sides[i ^ me];
     for (const key of Object.keys(sim.sideConditions)) delete sim.sideConditions[key];
     for (const [id, c] of Object.entries(side.sideConditions)) {
       for (let n = 0; n < Math.max(1, c.level || 1); n++) sim.addSideCondition(id, 'debug');

@@ -5,70 +5,228 @@
 // rebuild.js). The tree is open-loop: a node is a sequence of joint choices from the root, each
 // visit restores the root and replays them with fresh chances (damage rolls, accuracy, critical
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
-// reached (evaluation.js), not played out. Our prior at the root is the policy's; elsewhere
-// (and for the foe) a prior from how hard each move hits.
+// reached, not played out: by material (evaluation.js), by the network's value of the position
+// as the player would see it, or a blend (`net`). Where the network values a node it also gives
+// our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
+//
+// The network runs in Python: a SearchBatch runs its searches until each has `batch` leaves
+// waiting, encodes them (a copy of the player's view fed what the simulated turns showed), and
+// waits for their values; virtual visits keep the waiting leaves' paths from being chosen again
+// meanwhile.
 import {Battle as SimBattle, PRNG} from '@pkmn/sim';
+import {Protocol} from '@pkmn/protocol';
 import {legalChoices, GIMMICKS} from './actions.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {value, lead} from './evaluation.js';
+import {linesFor} from './perspective.js';
 
 const G = GIMMICKS.length;
 const SILENT = () => {};
 const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch is one)
 
-export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage'};
+// nodes: visits; ms: a time limit (0: none); worlds: drawn worlds; c: exploration; foe: the
+// foe's prior; net: the network's share of a leaf's value (0: material alone); batch: leaves a
+// search hands the network at once.
+export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8};
 
-/** Searches one decision of `view`. `actions`: our candidate action indices, `prior`: the
- * policy's probabilities for them. Options (DEFAULTS): `nodes` visits in all (0: no limit),
- * `ms` a time limit (0: none; at least one of the two), `worlds` drawn, `c` the exploration
- * weight, `seed`, `foe` the foe's prior ('damage' or 'uniform').
- * Returns {visits, values (our mean value per action, null where unvisited), nodes, worlds, steps
- * (simulated turns), ms (the time it took)};
- * null where there is nothing to search (team preview, waiting, no known foe). */
-export function search(view, actions, prior, options = {}) {
-  const o = {...DEFAULTS, ...options};
-  if (!(o.nodes > 0) && !(o.ms > 0)) throw new Error('search needs a budget: nodes or ms');
-  const req = view.request;
-  if (!req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch)) return null;
-  const foeActive = view.foe.active[0];
-  if (!foeActive || foeActive.fainted) return null;
-  const started = Date.now();
-  const random = mulberry32(o.seed);
-  const worlds = [];
-  for (let w = 0; w < o.worlds; w++) {
-    const world = makeWorld(view, actions, prior, mulberry32(o.seed * 7919 + w + 1));
-    if (world) worlds.push(world);
-  }
-  if (!worlds.length) return null;
-  let nodes = 0, steps = 0;
-  while ((!(o.nodes > 0) || nodes < o.nodes) && (!(o.ms > 0) || Date.now() - started < o.ms)) {
-    steps += visit(worlds[nodes % worlds.length], o, random);
-    nodes++;
-  }
-  const visits = actions.map(() => 0), sums = actions.map(() => 0);
-  for (const world of worlds) {
-    world.choices.forEach((choice, k) => {
-      const s = choice === null ? null : world.root.sides[0].get(choice);
-      if (!s) return;
-      visits[k] += s.n;
-      sums[k] += s.w;
+/** The searches of one player's decisions, stepped together (see the top of this file).
+ * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
+ * candidate action indices and the policy's probabilities for them; `seeds`: one per decision.
+ * A decision whose search fails gets {error} and never stops the others. */
+export class SearchBatch {
+  constructor(views, actions, priors, seeds, options) {
+    this.jobs = views.map((viewOf, i) => {
+      try {
+        return new Search(viewOf(), actions[i], priors[i], {...options, seed: seeds[i]});
+      } catch (e) {
+        return {error: e.message};
+      }
     });
+    this.waiting = [];  // [job, leaf] in the order of the last encoded rows
   }
-  return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes, worlds: worlds.length,
-    steps, ms: Date.now() - started};
+
+  /** Gives the network's win probabilities (and our action probabilities, NUM_ACTIONS each) for
+   * the leaves encoded last, runs every search on, and encodes the leaves now waiting as rows of
+   * `output`; returns how many (0: every search is done). */
+  step(values, probs, output) {
+    this.waiting.forEach(([job, leaf], k) => guarded(job, () => job.give(leaf, values[k], probs[k])));
+    this.waiting = [];
+    output.begin();
+    for (const job of this.jobs) {
+      if (!(job instanceof Search)) continue;
+      guarded(job, () => job.run());
+      for (const leaf of job.pending) {
+        guarded(job, () => {
+          output.add(job.leafView(leaf));
+          this.waiting.push([job, leaf]);
+        });
+      }
+    }
+    // a search that failed while its leaves were being encoded drops them all
+    this.waiting = this.waiting.filter(([job]) => !job.error);
+    return this.waiting.length;
+  }
+
+  results() {
+    return this.jobs.map(job => (job instanceof Search && !job.error ? job.result() : {error: job.error}));
+  }
 }
 
-/** search() for many decisions: `views` are functions giving each decision's view; a decision
- * whose search fails gets {error} and never stops the others. */
-export function searchMany(views, actions, priors, seeds, options) {
-  return views.map((viewOf, i) => {
-    try {
-      return search(viewOf(), actions[i], priors[i], {...options, seed: seeds[i]});
-    } catch (e) {
-      return {error: e.message};
-    }
-  });
+/** The search methods of an object that has views (view(battle, perspective)) and an output
+ * buffer: the Engine (live play, stdio) and the in-process Simulator. */
+export const searchMethods = {
+  /** Starts the searches of [battle, perspective] pairs' decisions (SearchBatch); then as
+   * searchStep. */
+  searchStart(keys, actions, priors, seeds, options) {
+    this.searching = new SearchBatch(keys.map(([battle, perspective]) => () => this.view(battle, perspective)),
+      actions, priors, seeds, options);
+    return this.searchStep([], []);
+  },
+  /** The network's answers for the last leaves; {leaves: rows of leaves now encoded, 0 when all
+   * searches are done, generation: the output buffer's}. */
+  searchStep(values, probs) {
+    if (!this.searching) throw new Error('no search under way (searchStart first)');
+    return {leaves: this.searching.step(values, probs, this.output), generation: this.output.generation};
+  },
+  /** Per decision: {visits, values, nodes, worlds, steps, ms}, null where there was nothing to
+   * search, or {error}. */
+  searchResults() {
+    if (!this.searching) throw new Error('no search under way (searchStart first)');
+    const out = this.searching.results();
+    this.searching = null;
+    return out;
+  },
+};
+
+function guarded(job, f) {
+  if (job.error) return;
+  try {
+    f();
+  } catch (e) {
+    job.error = e.message;
+  }
 }
+
+/** One decision's search with material leaves, run to its budget at once (no network). */
+export function search(view, actions, prior, options = {}) {
+  const job = new Search(view, actions, prior, {...options, net: 0});
+  job.run();
+  return job.result();
+}
+
+class Search {
+  constructor(view, actions, prior, options) {
+    const o = this.o = {...DEFAULTS, ...options};
+    if (!(o.nodes > 0) && !(o.ms > 0)) throw new Error('search needs a budget: nodes or ms');
+    if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
+    this.view = view;
+    this.actions = actions;
+    this.started = Date.now();
+    this.random = mulberry32(o.seed);
+    this.nodes = this.steps = 0;
+    this.pending = [];
+    this.error = null;
+    this.worlds = [];
+    const req = view.request;
+    const foeActive = view.foe.active[0];
+    this.nothing = !req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch) ||
+      !foeActive || foeActive.fainted;
+    if (this.nothing) return;
+    for (let w = 0; w < o.worlds; w++) {
+      const world = makeWorld(view, actions, prior, mulberry32(o.seed * 7919 + w + 1));
+      if (world) this.worlds.push(world);
+    }
+    this.nothing = !this.worlds.length;
+  }
+
+  budgetLeft() {
+    const o = this.o;
+    return !this.nothing && (!(o.nodes > 0) || this.nodes < o.nodes) && (!(o.ms > 0) || Date.now() - this.started < o.ms);
+  }
+
+  /** Visits until `batch` leaves wait for the network, or the budget is spent. */
+  run() {
+    const o = this.o;
+    while (this.budgetLeft() && this.pending.length < (o.net > 0 ? o.batch : 1)) {
+      const world = this.worlds[this.nodes % this.worlds.length];
+      const leaf = visit(world, o, this.random);
+      this.nodes++;
+      this.steps += leaf.steps;
+      if (o.net > 0 && !leaf.battle.ended) {
+        addVisit(leaf, 0, true);  // virtual: counted, valued when the network answers
+        this.pending.push(leaf);
+      } else {
+        addVisit(leaf, leaf.material, false);
+      }
+    }
+  }
+
+  /** The network's answer for a waiting leaf: its win probability for us, our action
+   * probabilities there (the prior of our choices at that node). */
+  give(leaf, win, probs) {
+    this.pending.splice(this.pending.indexOf(leaf), 1);
+    const v = (1 - this.o.net) * leaf.material + this.o.net * win;
+    addValue(leaf, v);
+    if (probs && leaf.request && leaf.node.ourPrior === undefined) {
+      const legal = legalChoices(leaf.request);
+      let total = 0;
+      for (const a of Object.keys(legal)) total += probs[a] || 0;
+      leaf.node.ourPrior = new Map(Object.entries(legal).map(([a, c]) => [c, total > 0 ? (probs[a] || 0) / total : 0]));
+    }
+  }
+
+  leafView(leaf) {
+    const {view, request} = leafView(this.view, leaf.battle, leaf.world.logStart, leaf.world.me);
+    leaf.request = request;
+    return view;
+  }
+
+  result() {
+    const visits = this.actions.map(() => 0), sums = this.actions.map(() => 0);
+    for (const world of this.worlds) {
+      world.choices.forEach((choice, k) => {
+        const s = choice === null ? null : world.root.sides[0].get(choice);
+        if (!s) return;
+        visits[k] += s.n;
+        sums[k] += s.w;
+      });
+    }
+    if (this.nothing) return null;
+    return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes: this.nodes,
+      worlds: this.worlds.length, steps: this.steps, ms: Date.now() - this.started};
+  }
+}
+
+/** The player's view of a simulated position: a copy of the real `view` fed what the simulated
+ * turns (the battle's log from `logStart`) showed this player, then our side's (`me`)
+ * request there (see leafRequest); {view, request}. */
+export function leafView(root, battle, logStart, me) {
+  const view = root.fork();
+  view.feed(linesFor(battle.log.slice(logStart), view.perspective));
+  const request = leafRequest(root.request, battle.sides[me].activeRequest);
+  if (request) {
+    view.pending = request;
+    view.flush();
+  }
+  return {view, request};
+}
+
+/** Our request at a leaf, as the real battle would send it: the simulator's, under our real
+ * side's name, with the Pokemon fainted before the root that the rebuilt battle left out after
+ * the rest. null where none. */
+function leafRequest(root, sim) {
+  if (!sim || !sim.side) return null;
+  const idents = new Set(sim.side.pokemon.map(r => r.ident));
+  const missing = root.side.pokemon.filter(r => (r.fainted || !r.hp) && !idents.has(r.ident));
+  const req = {...sim, rqid: (root.rqid || 0) + 1,
+    side: {...sim.side, name: root.side.name, id: root.side.id, pokemon: [...sim.side.pokemon, ...missing.map(raw)]}};
+  return Protocol.parseRequest(JSON.stringify(req));
+}
+
+// A parsed request row back as the simulator writes it (parseRequest adds derived fields).
+const raw = r => ({ident: r.ident, details: r.details, condition: r.condition, active: false, stats: r.stats,
+  moves: r.moves, baseAbility: r.baseAbility, item: r.item, pokeball: r.pokeball, ability: r.ability,
+  commanding: r.commanding, reviving: r.reviving, teraType: r.teraType, terastallized: r.terastallized});
 
 /** One drawn world: the rebuilt battle(s), serialised once and restored at every visit, and its
  * tree. At a forced switch each Pokemon that could come in has its own start (it leads the
@@ -82,18 +240,20 @@ function makeWorld(view, actions, prior, random) {
   const choices = actions.map(() => null);
   if (req.forceSwitch) {
     const starts = new Map();
+    let first = null;
     actions.forEach((a, k) => {
       const j = Math.floor(a / G) - 4;
       const r = req.side.pokemon[j];
       const start = j >= 0 && r && !r.fainted && r.hp ? rebuild(view, j, draw()) : null;
       if (!start) return;
+      first = first || start;
       choices[k] = `start ${a}`;
       starts.set(choices[k], JSON.stringify(start.battle.toJSON()));
       priors.set(choices[k], prior[k]);
     });
     if (!starts.size) return null;
-    const first = SimBattle.fromJSON(starts.values().next().value);
-    return {root, starts, choices, priors, rootLead: lead(first)};
+    return {root, starts, choices, priors, me: first.me, rootLead: lead(first.battle, first.me),
+      logStart: first.battle.log.length};
   }
   const start = rebuild(view, -1, draw());
   if (!start) return null;
@@ -105,68 +265,77 @@ function makeWorld(view, actions, prior, random) {
       // an action the rebuilt battle cannot take (a fainted Pokemon's slot) is not searched
     }
   });
-  return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, rootLead: lead(start.battle)};
+  return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me,
+    rootLead: lead(start.battle, start.me), logStart: start.battle.log.length};
 }
 
 function newNode() {
-  return {n: 0, w: 0, sides: [new Map(), new Map()], children: new Map()};
+  return {n: 0, w: 0, sides: [new Map(), new Map()], children: new Map(), ourPrior: undefined};
 }
 
-/** One visit: from the root down the tree, both sides picking, to a new node or the battle's
- * end; the value found is added along the way back. Returns the turns simulated. */
+/** One visit: from the root down the tree, both sides picking (side 0 is us, 1 the foe), to a
+ * new node or the battle's end. Returns the leaf: {world, path, node, battle, material (our
+ * value by material), steps (turns simulated)}. */
 function visit(world, o, random) {
   const path = [];
   let node = world.root, battle;
   if (world.starts) {
-    const rootChoices = [...world.starts.keys()];
-    const pick = choose(node, 0, rootChoices, world.priors, o.c);
+    const pick = choose(node, 0, [...world.starts.keys()], world.priors, o.c);
     battle = restore(world.starts.get(pick), random);
     path.push([node, [pick, null]]);
     node = child(node, pick);
   } else {
     battle = restore(world.start, random);
   }
-  let v;
+  let steps = 0;
+  const sideOf = i => battle.sides[i ^ world.me];
   for (;;) {
-    if (battle.ended || (node.n === 0 && path.length) || path.length >= MAX_DEPTH) {
-      v = value(battle, world.rootLead);
-      break;
-    }
+    if (battle.ended || (node.n === 0 && path.length) || path.length >= MAX_DEPTH) break;
     const picks = [null, null];
     for (let i = 0; i < 2; i++) {
-      const options = node === world.root && i === 0 ? world.choices.filter(c => c !== null) : optionsOf(battle.sides[i]);
+      const atRoot = node === world.root && i === 0;
+      const options = atRoot ? world.choices.filter(c => c !== null) : optionsOf(sideOf(i));
       if (!options.length) continue;
-      const priors = node === world.root && i === 0 ? world.priors : priorsOf(battle, battle.sides[i], options, i === 1 ? o.foe : 'damage');
+      const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior :
+        priorsOf(battle, sideOf(i), options, i === 1 ? o.foe : 'damage');
       picks[i] = choose(node, i, options, priors, o.c);
     }
-    if (picks[0] === null && picks[1] === null) {
-      v = value(battle, world.rootLead);
-      break;
-    }
+    if (picks[0] === null && picks[1] === null) break;
     for (let i = 0; i < 2; i++) {
-      if (picks[i] !== null && !battle.choose(battle.sides[i].id, picks[i])) {
+      if (picks[i] !== null && !battle.choose(sideOf(i).id, picks[i])) {
         node.sides[i].get(picks[i]).refused = true;  // not chosen again here
-        battle.choose(battle.sides[i].id, 'default');
+        battle.choose(sideOf(i).id, 'default');
       }
     }
+    steps++;
     path.push([node, picks]);
     node = child(node, picks.join('|'));
   }
-  node.n++;
-  node.w += v;
-  let steps = 0;
-  for (const [n, picks] of path) {
-    if (picks[0] === null || !picks[0].startsWith('start ')) steps++;
+  return {world, path, node, battle, material: value(battle, world.rootLead, world.me), steps};
+}
+
+/** Counts a visit along a leaf's path with value `v` (ours; the foe's is 1 - v); a virtual one
+ * counts the visit now and its value when addValue gives it. */
+function addVisit(leaf, v, virtual) {
+  for (const [n, picks] of [...leaf.path, [leaf.node, [null, null]]]) {
     n.n++;
-    n.w += v;
+    if (!virtual) n.w += v;
     picks.forEach((pick, i) => {
       if (pick === null) return;
       const s = n.sides[i].get(pick);
       s.n++;
-      s.w += i === 0 ? v : 1 - v;
+      if (!virtual) s.w += i === 0 ? v : 1 - v;
     });
   }
-  return steps;
+}
+
+function addValue(leaf, v) {
+  for (const [n, picks] of [...leaf.path, [leaf.node, [null, null]]]) {
+    n.w += v;
+    picks.forEach((pick, i) => {
+      if (pick !== null) n.sides[i].get(pick).w += i === 0 ? v : 1 - v;
+    });
+  }
 }
 
 function restore(state, random) {

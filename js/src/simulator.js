@@ -10,7 +10,7 @@ import {Output} from './output.js';
 import {errorRecord} from './engine.js';
 import {POLICIES} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
-import {searchMany} from './search.js';
+import {searchMethods} from './search.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -223,12 +223,6 @@ export class Simulator {
     return lookaheadMany(keys.map(([id, side]) => () => this.view(id, side)), candidates, playOn, samples);
   }
 
-  /** Searches decisions of [battle, perspective] pairs: our candidate actions and the policy's
-   * probabilities for them and a seed, per pair (see search.js). */
-  search(keys, actions, priors, seeds, options) {
-    return searchMany(keys.map(([id, side]) => () => this.view(id, side)), actions, priors, seeds, options);
-  }
-
   view(id, side) {
     const match = this.matches.get(id);
     if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
@@ -242,3 +236,5 @@ export class Simulator {
     return n;
   }
 }
+
+Object.assign(Simulator.prototype, searchMethods);

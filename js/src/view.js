@@ -52,6 +52,23 @@ export class PlayerView {
     this.refusals = 0;          // refusals of the current request
     this.invalid = 0;           // refusals over the battle: invalid choices...
     this.unavailable = 0;       // ...and choices refused for what the player could not see
+    this.history = [];          // what the client was given, in order: lines and requests (fork)
+  }
+
+  /** A copy of this view made by giving a fresh client the same lines and requests: the search
+   * feeds a copy what a simulated turn shows (search.js). */
+  fork() {
+    const copy = new PlayerView(this.key, this.perspective);
+    for (const item of this.history) {
+      if (typeof item === 'string') copy.battle.add(item);
+      else applyRequest(copy.battle, item);
+    }
+    copy.history = this.history.slice();
+    copy.request = this.request;
+    copy.needsDecision = this.needsDecision;
+    copy.ended = this.ended;
+    copy.winner = this.winner;
+    return copy;
   }
 
   get self() { return this.perspective === 'p2' ? this.battle.p2 : this.battle.p1; }
@@ -82,6 +99,7 @@ export class PlayerView {
       } catch (e) {
         throw new BattleInputError(this.key, line, `client could not apply line: ${e.message}`);
       }
+      this.history.push(line);
       if (line.startsWith('|win|')) this.end(line.slice(5));
       else if (line === '|tie') this.end('');
     }
@@ -128,8 +146,8 @@ export class PlayerView {
     const request = this.pending;
     this.pending = null;
     try {
-      keepTerastallized(this.battle, request);
-      this.battle.update(request);
+      applyRequest(this.battle, request);
+      this.history.push(request);
     } catch (e) {
       throw new BattleInputError(this.key, undefined, `client could not apply request: ${e.message}`);
     }
@@ -140,6 +158,11 @@ export class PlayerView {
     this.request = request;
     this.needsDecision = request.requestType !== 'wait';
   }
+}
+
+function applyRequest(battle, request) {
+  keepTerastallized(battle, request);
+  battle.update(request);
 }
 
 // @pkmn/client finds a request's Pokemon by "ident|details"; after Terastallization the battle log

@@ -203,13 +203,22 @@ class V8Object:
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
                             [[int(a) for a in c] for c in candidates], int(play_on), int(samples))
 
-    def search(self, keys, actions, priors, seeds, options: dict) -> list:
+    def search(self, keys, actions, priors, seeds, options: dict, evaluate=None) -> list:
         """Searches (js/src/search.js) one decision per (battle id, side) pair: `actions` its
         candidate action indices, `priors` the policy's probabilities for them, `seeds` one per
-        pair, `options` the budget and settings (search.js DEFAULTS). Per pair: {visits, values,
-        nodes, worlds}, None where there is nothing to search, or {"error": message}."""
-        return self.v8.call(self.handle, "search", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
-                            [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
+        pair, `options` the budget and settings (search.js DEFAULTS). Where `options["net"]` > 0
+        the searches' leaves come back encoded, in batches, for `evaluate(obs)` -> (action
+        probabilities (N, actions), win probabilities (N,)) to value. Per pair: {visits, values,
+        nodes, worlds, steps, ms}, None where there is nothing to search, or {"error": message}."""
+        if options.get("net", 0) > 0 and evaluate is None:
+            raise ValueError("search: leaves valued by the network (net > 0) need evaluate")
+        out = self.v8.call(self.handle, "searchStart", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
+                           [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
+        while out["leaves"]:
+            probs, win = evaluate(self._views(out["generation"], out["leaves"]))
+            out = self.v8.call(self.handle, "searchStep", np.round(np.asarray(win, np.float64), 5).tolist(),
+                               np.round(np.asarray(probs, np.float64), 5).tolist())
+        return self.v8.call(self.handle, "searchResults")
 
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""

@@ -3,8 +3,9 @@
 For every decision with more than one legal action, a Monte Carlo tree search runs in the
 simulator (js/src/search.js): both sides choose at once at every node (decoupled PUCT), over
 several worlds drawn from what the player cannot see (the foe's sets, its unseen Pokemon), with
-chance sampled along the way. Our prior at the root is the policy's; positions are valued by
-material. The action visited most is played (the policy's most probable action breaks ties);
+chance sampled along the way. Our prior at the root is the policy's; new positions are valued
+by material, by the network's value head (the position encoded as the player would see it), or a
+blend; where the network values a position, its policy is our prior there. The action visited most is played (the policy's most probable action breaks ties);
 where the search fails or has nothing to search, the policy decides alone.
 
 The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
@@ -21,22 +22,28 @@ log = logging.getLogger(__name__)
 # Measured (docs/agent.md, "Search"): the budget keeps a decision near 200 ms on one core here.
 DEFAULT_NODES = 64
 DEFAULT_WORLDS = 2
+DEFAULT_NET = 0.0
 
 
 class SearchPlayer(Player):
     """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or
     `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
-    `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform')."""
+    `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
+    network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
+    per search."""
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
-                 c: float = 1.5, foe: str = "damage", seed: int | None = None):
-        if nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform"):
-            raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0 and foe 'damage' or "
-                             f"'uniform', got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}")
+                 c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8, seed: int | None = None):
+        if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
+                or not 0 <= net <= 1 or batch < 1):
+            raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
+                             f"0 <= net <= 1 and batch >= 1, got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, "
+                             f"foe={foe!r}, net={net}, batch={batch}")
         self.policy = policy
         self.name = f"search:{policy.name}"
         self.contract = policy.contract
-        self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe}
+        self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
+                        "net": float(net), "batch": int(batch)}
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
@@ -67,7 +74,8 @@ class SearchPlayer(Player):
         actions = [np.flatnonzero(mask[i]) for i in ask]
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
-        found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options)
+        found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options,
+                                       self.policy.evaluate)
         for i, a, p, result in zip(ask, actions, priors, found):
             if isinstance(result, dict) and "error" in result:
                 self.failed += 1

@@ -27,6 +27,8 @@
                                             without one) or N milliseconds a decision
                                             (metapvp.players.search)
   searchNxW:MODEL                           the same over W drawn worlds (2 without one)
+  searchNvV:MODEL                           new positions valued V by the model's value head and
+                                            1 - V by material (0 to 1)
 """
 from __future__ import annotations
 
@@ -38,7 +40,7 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import DEFAULT_NODES, DEFAULT_WORLDS, SearchPlayer
+from metapvp.players.search import DEFAULT_NET, DEFAULT_NODES, DEFAULT_WORLDS, SearchPlayer
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -157,12 +159,13 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?:")
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
     """search[N|Nms][xW]:MODEL: the models' probabilities as the prior of a search with a budget
-    of N visits or N milliseconds a decision, over W worlds."""
+    of N visits or N milliseconds a decision, over W worlds, leaves valued V by the network and
+    1 - V by material."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -170,9 +173,14 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     budget = int(m.group(1) or DEFAULT_NODES)
     nodes, ms = (0, budget) if m.group(2) else (budget, 0)
     worlds = int(m.group(3) or DEFAULT_WORLDS)
-    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64:
-        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds and 1 to 64 worlds")
-    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, seed=seed)
+    try:
+        net = float(m.group(4)) if m.group(4) else DEFAULT_NET
+    except ValueError:
+        net = -1.0
+    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1:
+        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds and "
+                        f"the network's share of a leaf's value from 0 to 1")
+    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, seed=seed)
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

@@ -48,6 +48,18 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
                 self.assertEqual(r["not_reproduced"], 0)
 
 
+class LeafEncodingTest(unittest.TestCase):
+    def test_a_leaf_encodes_as_the_players_own_view_of_the_same_position(self):
+        """js/checks/worldcheck.js checkLeaves: the true battle copied, the turn played with the
+        real choices and chances; each side's leaf view against its own view after the turn."""
+        v8 = checks_context()
+        for f in ("gen9randombattle", "gen7randombattle", "gen4randombattle", "gen1randombattle"):
+            with self.subTest(format=f):
+                r = v8.checks("checkLeaves", {"format": f, "battles": 2, "seed": [2, 7, 1, 8]})
+                self.assertGreater(r["compared"], 40)
+                self.assertEqual(r["differ"], 0, r["examples"])
+
+
 def first_decision(sim: Simulator):
     """A battle started on `sim` and p1's first decision: (key, legal actions)."""
     step = sim.start([{"id": "s-1", "format": "gen9randombattle", "seed": "5,6,7,8"}])
@@ -67,9 +79,10 @@ class BudgetTest(unittest.TestCase):
                 r = sim.search([key], [legal], [prior], [1], {"nodes": 0, "ms": ms})[0]
                 wall = (time.perf_counter() - start) * 1000
                 self.assertGreaterEqual(r["nodes"], 0 if ms < 100 else 10, r)
-                # one visit is a few milliseconds: the search stops at the first visit past the budget
-                self.assertLess(r["ms"], ms + 30, r)
-                self.assertLess(wall, ms + 60)
+                # one visit is a few milliseconds: the search stops at the first visit past the
+                # budget (the margins allow for a loaded machine)
+                self.assertLess(r["ms"], ms + 50, r)
+                self.assertLess(wall, ms + 150)
                 self.assertEqual(sum(r["visits"]), r["nodes"])
         finally:
             sim.close()
