@@ -2,12 +2,12 @@
 beside the simulator alone, and its strength and time per decision at several budgets.
 
     ./rp scripts/bench_search.py [--budgets 16,64,256] [--battles 100] [--opponent heuristic]
-                                 [--model agent] [--worlds 2] [--seed 0]
+                                 [--model agent] [--worlds 2] [--net 0] [--seed 0]
 
 Speed: simulated turns per second inside the search (a turn there is a restore of the drawn
 world and a step, or a step of a visit already under way) beside the simulator alone playing
 random battles in the same V8 context (rawsim), and the ratio.
-Strength: for each budget, `search{B}:MODEL` against --opponent over --battles battles (seats
+Strength: for each budget, `search{B}x{W}v{NET}:MODEL` against --opponent over --battles battles (seats
 alternating, one process, one core): its win rate with the 95% interval, and milliseconds per
 search (median, 99th percentile). A benchmark, not a test: the figures depend on the machine and
 its load; run it on an idle machine."""
@@ -53,6 +53,7 @@ def main():
     ap.add_argument("--opponent", default="heuristic")
     ap.add_argument("--model", default="agent")
     ap.add_argument("--worlds", type=int, default=2)
+    ap.add_argument("--net", type=float, default=0.0, help="the network's share of a leaf's value")
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
@@ -61,7 +62,7 @@ def main():
     print(f"{'player':<24} {'vs':<12} {'battles':>7} {'win':>6} {'95% CI':>13} {'ms median':>9} {'ms p99':>7} "
           f"{'visits':>6} {'turns/s in search':>17} {'of raw':>6}")
     for budget in [int(b) for b in args.budgets.split(",")]:
-        r = strength(f"search{budget}x{args.worlds}:{args.model}", args.opponent, args.format, args.battles, args.seed)
+        r = strength(f"search{budget}x{args.worlds}v{args.net:g}:{args.model}", args.opponent, args.format, args.battles, args.seed)
         print(f"{r['spec']:<24} {args.opponent:<12} {r['battles']:>7} {r['win']:>6.3f} "
               f"{r['ci'][0]:>6.3f}-{r['ci'][1]:.3f} {r['median_ms']:>9.0f} {r['p99_ms']:>7.0f} {r['nodes']:>6.0f} "
               f"{r['steps_per_s']:>17,.0f} {r['steps_per_s'] / raw:>6.2f}"

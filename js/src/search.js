@@ -19,6 +19,7 @@ import {legalChoices, GIMMICKS} from './actions.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {value, lead} from './evaluation.js';
 import {linesFor} from './perspective.js';
+import {Output} from './output.js';
 
 const G = GIMMICKS.length;
 const SILENT = () => {};
@@ -72,8 +73,8 @@ export class SearchBatch {
   }
 }
 
-/** The search methods of an object that has views (view(battle, perspective)) and an output
- * buffer: the Engine (live play, stdio) and the in-process Simulator. */
+/** The search methods of an object that has views (view(battle, perspective)) and a contract:
+ * the Engine (live play, stdio) and the in-process Simulator. */
 export const searchMethods = {
   /** Starts the searches of [battle, perspective] pairs' decisions (SearchBatch); then as
    * searchStep. */
@@ -86,7 +87,9 @@ export const searchMethods = {
    * searches are done, generation: the output buffer's}. */
   searchStep(values, probs) {
     if (!this.searching) throw new Error('no search under way (searchStart first)');
-    return {leaves: this.searching.step(values, probs, this.output), generation: this.output.generation};
+    // leaves go to a buffer of their own: the rows of the step being decided stay as they are
+    if (!this.searchOutput) this.searchOutput = new Output(this.contract);
+    return {leaves: this.searching.step(values, probs, this.searchOutput), generation: this.searchOutput.generation};
   },
   /** Per decision: {visits, values, nodes, worlds, steps, ms}, null where there was nothing to
    * search, or {error}. */

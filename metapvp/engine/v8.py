@@ -111,8 +111,8 @@ class V8:
     def destroy(self, handle: int):
         self._fn("destroy", handle)
 
-    def buffer(self, handle: int) -> memoryview:
-        return self._fn("buffer", handle)
+    def buffer(self, handle: int, which: str = "output") -> memoryview:
+        return self._fn("buffer", handle, which)
 
     def live_objects(self) -> int:
         return int(self._fn("liveObjects"))
@@ -152,14 +152,14 @@ class OutputViews:
     """Numpy views over a JS object's output buffer, refetched only when JS replaced the buffer
     (its `generation` changed) because a batch outgrew it."""
 
-    def __init__(self, v8: V8, handle: int):
-        self.v8, self.handle = v8, handle
+    def __init__(self, v8: V8, handle: int, which: str = "output"):
+        self.v8, self.handle, self.which = v8, handle, which
         self.generation = None
         self.buffer = None
 
     def __call__(self, generation: int, count: int):
         if generation != self.generation:
-            self.buffer = self.v8.buffer(self.handle)
+            self.buffer = self.v8.buffer(self.handle, self.which)
             self.generation = generation
         return self.v8.contract.views(self.buffer, count)
 
@@ -181,6 +181,7 @@ class V8Object:
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
+        self._leaf_views = OutputViews(self.v8, self.handle, "searchOutput")  # apart: a step's rows stay
         # the JS object goes when close() is called, or else when this one is garbage-collected
         self._free = weakref.finalize(self, _free, self.v8, self.handle)
 
@@ -215,7 +216,7 @@ class V8Object:
         out = self.v8.call(self.handle, "searchStart", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
                            [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
         while out["leaves"]:
-            probs, win = evaluate(self._views(out["generation"], out["leaves"]))
+            probs, win = evaluate(self._leaf_views(out["generation"], out["leaves"]))
             out = self.v8.call(self.handle, "searchStep", np.round(np.asarray(win, np.float64), 5).tolist(),
                                np.round(np.asarray(probs, np.float64), 5).tolist())
         return self.v8.call(self.handle, "searchResults")

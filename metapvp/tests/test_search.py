@@ -104,7 +104,9 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual((p.options["nodes"], p.options["ms"], p.options["worlds"]), (32, 0, 3))
         p = make_player("search150ms:agent")
         self.assertEqual((p.options["nodes"], p.options["ms"]), (0, 150))
-        for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent"):
+        self.assertEqual(make_player("search16x2v0.25:agent").options["net"], 0.25)
+        for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
+                    "search8v0..1:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
 
@@ -113,9 +115,9 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(most_visited([4, 4, 1], np.array([0.2, 0.5, 0.3])), 1)
 
     def test_the_search_player_plays_on_every_backend(self):
-        for name in BACKENDS:
-            with self.subTest(backend=name):
-                player, foe = make_player("search8:agent", seed=1), make_player("random", seed=2)
+        for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
+            with self.subTest(backend=name, spec=spec):
+                player, foe = make_player(spec, seed=1), make_player("random", seed=2)
                 backend = make_backend(name, player.contract)
                 try:
                     results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
