@@ -31,6 +31,7 @@ from metapvp.players.neural import NeuralPlayer
 from metapvp.models import sample
 from metapvp.players.base import Decisions, allowed
 from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.players.search import SearchPlayer
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +57,7 @@ class ApiBattle:
 class MoveApi:
     """The battles and the model; answer() is the whole protocol, transport aside."""
 
-    def __init__(self, player: NeuralPlayer | LookaheadPlayer, limits: Limits | None = None, engine: Engine | None = None):
+    def __init__(self, player: NeuralPlayer | LookaheadPlayer | SearchPlayer, limits: Limits | None = None, engine: Engine | None = None):
         self.player = player
         self.limits = limits or Limits()
         self.engine = engine or Engine(player.contract)
@@ -128,7 +129,7 @@ class MoveApi:
         p = probs[0]
         if req.get("sample"):
             action = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
-        else:  # the player's best: the most probable action, or what a lookahead player keeps
+        else:  # the player's best: the most probable action, or what a lookahead or search player keeps
             action = int(self.player.choose(Decisions([(battle, state.perspective)], obs, self.engine), probs)[0])
         choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
         if not choices:  # a request that allows nothing (malformed): the simulator's own pick

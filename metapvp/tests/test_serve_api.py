@@ -19,6 +19,7 @@ from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.contract import load
 from metapvp.models import new_model, save_model
 from metapvp.players.neural import load_player
+from metapvp.players.search import SearchPlayer
 
 PS = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
 
@@ -211,3 +212,20 @@ def _read_chunk(stream: Lines):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class SearchServeApiTest(ServeApiTest):
+    """The same API with a search player behind it: its searches run on the API's engine, leaves
+    valued by the network and by material."""
+
+    @classmethod
+    def player(cls):
+        return SearchPlayer(ServeApiTest.player.__func__(cls), nodes=8, net=0.5, seed=0)
+
+    test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
+    test_bad_requests_get_errors_and_serving_goes_on = None
+
+    def test_answers_a_whole_battle_for_both_sides(self):
+        super().test_answers_a_whole_battle_for_both_sides()
+        self.assertGreater(self.api.player.searched, 5)
+        self.assertEqual(self.api.player.failed, 0)
