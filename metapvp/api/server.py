@@ -29,9 +29,7 @@ from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players.neural import NeuralPlayer
 from metapvp.models import sample
-from metapvp.players.base import Decisions, allowed
-from metapvp.players.lookahead import LookaheadPlayer
-from metapvp.players.search import SearchPlayer
+from metapvp.players.base import Decisions, GuidedPlayer, allowed
 
 log = logging.getLogger(__name__)
 
@@ -57,7 +55,7 @@ class ApiBattle:
 class MoveApi:
     """The battles and the model; answer() is the whole protocol, transport aside."""
 
-    def __init__(self, player: NeuralPlayer | LookaheadPlayer | SearchPlayer, limits: Limits | None = None, engine: Engine | None = None):
+    def __init__(self, player: NeuralPlayer | GuidedPlayer, limits: Limits | None = None, engine: Engine | None = None):
         self.player = player
         self.limits = limits or Limits()
         self.engine = engine or Engine(player.contract)

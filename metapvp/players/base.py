@@ -37,6 +37,32 @@ class Player:
         raise NotImplementedError
 
 
+class GuidedPlayer(Player):
+    """A trained policy sharpened at decision time (lookahead, search): the policy's
+    probabilities as trained go to choose(), which keeps one action per decision. The move API
+    reports evaluate()'s probabilities and plays what choose() keeps."""
+
+    def __init__(self, policy):
+        self.policy = policy           # a NeuralPlayer
+        self.contract = policy.contract
+
+    @property
+    def generator(self):
+        return self.policy.generator
+
+    def evaluate(self, obs: dict[str, np.ndarray]):
+        """The policy's own probabilities and win estimate."""
+        return self.policy.evaluate(obs)
+
+    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
+        if len(decisions) == 0:
+            return np.zeros(0, dtype=np.int64)
+        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
+
+    def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+
 def allowed(action: int, mask: np.ndarray, probs: np.ndarray | None = None) -> int:
     """`action` where the decision's mask allows it; else the one rule for a masked action: the
     allowed action the player thinks most probable (`probs`, where it has them), or else the

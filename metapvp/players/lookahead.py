@@ -18,12 +18,12 @@ import logging
 
 import numpy as np
 
-from metapvp.players.base import Decisions, Player
+from metapvp.players.base import Decisions, GuidedPlayer
 
 log = logging.getLogger(__name__)
 
 
-class LookaheadPlayer(Player):
+class LookaheadPlayer(GuidedPlayer):
     """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
     likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
     `play_on`: turns played after the one looked at, both sides taking their hardest hit;
@@ -35,26 +35,12 @@ class LookaheadPlayer(Player):
         if top < 1 or not weight >= 0 or not 0 <= caution <= 1 or samples < 1:
             raise ValueError(f"lookahead: top >= 1, weight >= 0, 0 <= caution <= 1 and samples >= 1, "
                              f"got {top}, {weight}, {caution}, {samples}")
-        self.policy = policy
+        super().__init__(policy)
         self.name = f"lookahead:{policy.name}"
-        self.contract = policy.contract
         self.top, self.floor, self.weight, self.caution = top, floor, weight, caution
         self.play_on, self.samples = play_on, samples
         self.looked = self.overruled = 0  # decisions looked ahead at; of them, where the policy's choice lost
         self.failed = 0                   # decisions whose lookahead failed (the policy decided alone)
-
-    @property
-    def generator(self):
-        return self.policy.generator
-
-    def evaluate(self, obs: dict[str, np.ndarray]):
-        """The policy's own probabilities and win estimate (what the move API reports)."""
-        return self.policy.evaluate(obs)
-
-    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
-        if len(decisions) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
 
     def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
         """The actions kept, given the policy's probabilities for these decisions (evaluate())."""

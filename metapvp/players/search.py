@@ -15,7 +15,7 @@ import logging
 
 import numpy as np
 
-from metapvp.players.base import Decisions, Player
+from metapvp.players.base import Decisions, GuidedPlayer
 
 log = logging.getLogger(__name__)
 
@@ -25,7 +25,7 @@ DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
 
 
-class SearchPlayer(Player):
+class SearchPlayer(GuidedPlayer):
     """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or
     `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
     `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
@@ -39,9 +39,8 @@ class SearchPlayer(Player):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
                              f"0 <= net <= 1 and batch >= 1, got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, "
                              f"foe={foe!r}, net={net}, batch={batch}")
-        self.policy = policy
+        super().__init__(policy)
         self.name = f"search:{policy.name}"
-        self.contract = policy.contract
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch)}
         self.rng = np.random.default_rng(seed)
@@ -49,19 +48,6 @@ class SearchPlayer(Player):
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
         self.nodes = self.steps = 0         # visits and simulated turns over all searches
         self.times: list[int] = []          # milliseconds each search took
-
-    @property
-    def generator(self):
-        return self.policy.generator
-
-    def evaluate(self, obs: dict[str, np.ndarray]):
-        """The policy's own probabilities and win estimate (what the move API reports)."""
-        return self.policy.evaluate(obs)
-
-    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
-        if len(decisions) == 0:
-            return np.zeros(0, dtype=np.int64)
-        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
 
     def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
         """The actions the search keeps, given the policy's probabilities (evaluate())."""
