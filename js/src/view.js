@@ -25,7 +25,10 @@ export class BattleInputError extends Error {
 // simulator, a server): a refused action is banned for the rest of its request (the mask leaves
 // it out) and the player decides again; after MAX_REFUSALS refusals of one request, the
 // simulator's default choice is sent. "Too late" (a choice for a turn that has moved on) is not
-// a refusal: that turn's choice was made.
+// a refusal: that turn's choice was made. An unavailable choice (one refused for what the
+// request did not show, such as an unrevealed trapping ability) is followed by an updated
+// request that shows it: the player decides on that one, not before it arrives (a choice sent
+// in between is answered "too late").
 export const MAX_REFUSALS = 4;
 const REFUSED = /^\[(Invalid|Unavailable) choice\]/;
 const TOO_LATE = 'too late to make a different move';
@@ -91,6 +94,7 @@ export class PlayerView {
       if (line.startsWith('|error|')) {
         this.lastError = line.slice(7);
         if (REFUSED.test(this.lastError) && !this.lastError.includes(TOO_LATE)) this.refuse(this.lastAction);
+        if (this.lastError.startsWith('[Unavailable choice]')) this.needsDecision = false;  // until the update
         continue;
       }
       checkNames(this.key, line);

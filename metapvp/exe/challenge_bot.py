@@ -69,6 +69,7 @@ def main(argv=None) -> int:
     print(json.dumps({"battles": len(finished), "wins": sum(1 for f in finished if f.won),
                       "errors": sum(1 for f in finished if f.error),
                       "invalid_choices": sum(f.invalid for f in finished),
+                      "unavailable_choices": sum(f.unavailable for f in finished),
                       "reconnects": box[0].stats.reconnects if box else 0,
                       **({"memory": box[0].stats.memory} if box and box[0].stats.memory else {})}))
     return code

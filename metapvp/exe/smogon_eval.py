@@ -39,7 +39,8 @@ def summarize(finished, args, seconds: float, memory: list) -> dict:
             "win_rate_ci95": list(wilson((wins + 0.5 * ties) / n, n)) if n else None,
             "errors": len(finished) - n, "error_messages": [f"{f.room}: {f.error}" for f in finished if f.error][:20],
             "invalid_choices": sum(f.invalid for f in finished),
-            "invalid_recovered": sum(f.recovered for f in finished),
+            "unavailable_choices": sum(f.unavailable for f in finished),
+            "refusals_recovered": sum(f.recovered for f in finished),
             "rating_before": ratings[0][0] if ratings else None,
             "rating_after": ratings[-1][1] if ratings else None, "seconds": round(seconds, 1),
             **({"memory": memory} if memory else {})}

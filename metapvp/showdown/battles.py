@@ -31,9 +31,10 @@ class BattleState:
     early: list = field(default_factory=list)       # messages before we knew our side
     log: list = field(default_factory=list)          # every message of the room, as received
     answered: tuple | None = None                    # (rqid, refusals) last answered
-    invalid: int = 0                                 # choices the server refused
-    invalid_before: int = 0                          # ...counted before a rejoin started a new view
-    recovered: int = 0                               # refusals followed by an accepted choice
+    invalid: int = 0                                 # choices the server refused as invalid
+    unavailable: int = 0                             # ...refused for what the request did not show
+    refused_before: tuple = (0, 0)                   # (invalid, unavailable) before a rejoin's new view
+    recovered: int = 0                               # refusals followed by the battle going on
     winner: str | None = None
     ended: bool = False
     error: str | None = None
@@ -65,7 +66,7 @@ class LiveBattles:
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
             self.engine.close_view(room, b.perspective)
-            b.perspective, b.early, b.answered, b.invalid_before = None, [], None, b.invalid
+            b.perspective, b.early, b.answered, b.refused_before = None, [], None, (b.invalid, b.unavailable)
         b.log.append(message)
         if b.ended:
             return []
@@ -87,7 +88,7 @@ class LiveBattles:
         except BattleError as e:
             return self.fail(b, str(e))
         rec = batch.records[0]
-        b.invalid = b.invalid_before + rec.invalid + rec.unavailable
+        b.invalid, b.unavailable = b.refused_before[0] + rec.invalid, b.refused_before[1] + rec.unavailable
         if rec.ended:
             b.ended, b.winner = True, rec.winner
             self.engine.close_view(room, b.perspective)
@@ -99,7 +100,7 @@ class LiveBattles:
             # the foe decides, and a resend would be answered "too late"
             return []
         if b.answered and rec.rqid != b.answered[0]:
-            b.recovered += b.answered[1]
+            b.recovered = b.invalid + b.unavailable   # a new request: every refusal before it was got past
         return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()})
 
     def decide(self, b: BattleState, rqid, refusals: int, obs: dict) -> list[str]:

@@ -53,8 +53,9 @@ class Finished:
     won: bool | None          # None: the battle failed (error) or had no winner
     tie: bool
     error: str | None
-    invalid: int
-    recovered: int
+    invalid: int              # choices refused as invalid
+    unavailable: int          # choices refused for what the request did not show (re-decided)
+    recovered: int            # refusals of either kind that the battle got past
     rating: tuple | None
     seconds: float
 
@@ -304,7 +305,7 @@ class ShowdownClient:
         self.done_rooms.add(b.room)
         won = self.battles.won(b)
         self.stats.finished.append(Finished(b.room, won, b.winner == "" and not b.error, b.error,
-                                            b.invalid, b.recovered, b.rating, time.monotonic() - b.started))
+                                            b.invalid, b.unavailable, b.recovered, b.rating, time.monotonic() - b.started))
         if self.o.log_dir:
             Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
             (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")

@@ -114,29 +114,62 @@ class GoldenTest(unittest.TestCase):
 
 
 class RefusalTest(unittest.TestCase):
-    def test_an_action_the_simulator_refuses_is_banned_for_the_rest_of_its_request(self):
-        """The view's one rule (js/src/view.js): an action the mask allowed but the simulator
-        refused (|error|[Unavailable choice], e.g. a hidden trap) leaves the mask for that request,
-        the other actions stay, and choosing it again is a refusal, not a choice string."""
-        engine = Engine()
+    def first_choice(self, engine):
+        """A recorded battle replayed up to its first decision with two or more legal actions:
+        (key, the replay, held open until the test ends, the legal actions, the request line
+        that decision answers)."""
         with gzip.open(DATA / "gen9randombattle-0.json.gz", "rt") as f:
             battle = json.load(f)
         key = f"replay-{battle['format']}-{battle['seed']}-p1"
         replayed = replay(battle, "p1", engine)
-        for _, obs in replayed:
+        for i, obs in replayed:
             legal = np.flatnonzero(obs["action.mask"])
             if len(legal) >= 2:
                 break
+        self.addCleanup(replayed.close)
+        lines = [line for pump in battle["streams"]["p1"][:i + 1] for m in pump for line in m.split("\n")]
+        request = [line for line in lines if line.startswith("|request|") and len(line) > 9][-1]
+        return key, replayed, legal, request
+
+    def test_an_action_the_simulator_refuses_is_banned_for_the_rest_of_its_request(self):
+        """The view's one rule (js/src/view.js): an action the mask allowed but the simulator
+        refused (|error|[Invalid choice]) leaves the mask for that request, the other actions
+        stay, and choosing it again is a refusal, not a choice string."""
+        engine = Engine()
+        key, replayed, legal, _ = self.first_choice(engine)
         action = int(legal[-1])
         self.assertIsNotNone(engine.choice(key, "p1", action))
-        batch = engine.batch(feed=[(key, "p1", "|error|[Unavailable choice] Can't switch: trapped")],
+        batch = engine.batch(feed=[(key, "p1", "|error|[Invalid choice] Can't move: not now")],
                              encode=[(key, "p1")])
         mask, record = batch.obs["action.mask"][0], batch.records[0]
+        self.assertTrue(record.decision)
         self.assertEqual(mask[action], 0)
         np.testing.assert_array_equal(np.flatnonzero(mask), [a for a in legal if a != action])
-        self.assertEqual((record.refusals, record.unavailable), (1, 1))
+        self.assertEqual((record.refusals, record.invalid, record.unavailable), (1, 1, 0))
         self.assertIsNone(engine.choice(key, "p1", action))
-        replayed.close()
+
+    def test_an_unavailable_choice_is_decided_again_on_the_updated_request(self):
+        """|error|[Unavailable choice] (a switch into an unrevealed trap) is followed by an updated
+        request that shows the trap; a choice sent before it arrives is answered "too late", so
+        the player has no decision until the update, and then decides on what it shows."""
+        engine = Engine()
+        key, replayed, legal, request = self.first_choice(engine)
+        switches = [a for a in legal if a >= 4 and engine.choice(key, "p1", int(a)).startswith("switch")]
+        self.assertTrue(switches, "the decision has a switch")
+        batch = engine.batch(feed=[(key, "p1", "|error|[Unavailable choice] Can't switch: The active Pokémon is trapped")],
+                             encode=[(key, "p1")])
+        record = batch.records[0]
+        self.assertFalse(record.decision)
+        self.assertEqual((record.refusals, record.invalid, record.unavailable), (1, 0, 1))
+        update = json.loads(request[9:])
+        update["active"][0]["trapped"] = True
+        update["update"], update["rqid"] = True, (update.get("rqid") or 0) + 1
+        batch = engine.batch(feed=[(key, "p1", "|request|" + json.dumps(update))], encode=[(key, "p1")])
+        mask, record = batch.obs["action.mask"][0], batch.records[0]
+        self.assertTrue(record.decision)
+        self.assertEqual([int(a) for a in switches if mask[a]], [])     # the trap, as the update shows it
+        self.assertTrue(mask.any())
+        self.assertEqual(record.unavailable, 1)
 
 
 if __name__ == "__main__":

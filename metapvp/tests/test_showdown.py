@@ -101,7 +101,7 @@ class LiveServerTest(unittest.TestCase):
                 acceptor.kill()
                 acceptor.wait()
         self.assertEqual((result["played"], result["errors"]), (20, 0), result)
-        self.assertEqual(result["invalid_choices"], result["invalid_recovered"])
+        self.assertEqual(result["invalid_choices"] + result["unavailable_choices"], result["refusals_recovered"])
         self.assertEqual(result["wins"] + result["losses"] + result["ties"], 20)
         logs = sorted((out / "logs").glob("battle-*.log"))
         self.assertEqual(len(logs), 20)
@@ -136,7 +136,9 @@ class LiveServerTest(unittest.TestCase):
 
     def test_battle_timer_on_gives_no_refused_choices(self):
         """The foe turns the timer on: its `|inactive|` warnings come every turn, and answering
-        them by sending the choice again was refused as "too late" ~10 times a battle."""
+        them by sending the choice again was refused as "too late" ~10 times a battle. A choice
+        refused for what the request did not show (a switch into an unrevealed trap) is re-decided
+        on the updated request, not before it: nothing is ever answered "too late"."""
         url = self.server.url
         a = bot(url, "timekeeper", "random", 11, accept_formats=(FORMAT,), max_concurrent=2, timer=True,
                 log_dir=Path(self.tmp) / "timer")
@@ -146,8 +148,10 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
         self.assertEqual(sum(f.invalid for f in a.stats.finished), 0)
+        self.assertTrue(all(f.recovered == f.unavailable for f in a.stats.finished))
         logs = [p.read_text() for p in (Path(self.tmp) / "timer").glob("*.log")]
         self.assertTrue(logs and all("|inactive|" in t for t in logs))  # the timer was on
+        self.assertEqual([t.count("too late") for t in logs], [0] * len(logs))
 
     def test_a_failing_player_forfeits_only_its_battle(self):
         url = self.server.url
