@@ -1,17 +1,38 @@
 # Development image: Python, Node and everything metapvp needs, set up by the same
 # scripts/install.sh that ./rp runs on a bare machine.
-#   docker build -t metapvp .
+#   docker build -t metapvp .                                   # CPU build of torch (lean)
+#   docker build -t metapvp:gpu --build-arg TORCH_PIP_ARGS= .   # PyPI's CUDA build; run with --gpus all
 #   docker run -it -v "$(pwd)":/workspace metapvp ./rp -m nose2
-FROM python:3.11-slim-bookworm
+# TORCH_PIP_ARGS are the pip arguments torch is installed with: PyTorch's CPU index by default;
+# where that index cannot be reached, a directory of wheels in the build context, e.g.
+#   --build-arg TORCH_PIP_ARGS="--no-index --find-links /workspace/wheels"
+# NODE_IMAGE and PYTHON_IMAGE name the base images (made locally where no registry is reachable:
+# docs/docker.md).
+ARG NODE_IMAGE=node:20-bookworm-slim
+ARG PYTHON_IMAGE=python:3.11-slim-bookworm
 
-RUN apt-get update \
- && apt-get install -y --no-install-recommends nodejs npm git ca-certificates \
+FROM ${NODE_IMAGE} AS node
+
+FROM ${PYTHON_IMAGE}
+# Node 20 (the project needs >= 20; Debian bookworm's own is 18) from the Node image
+COPY --from=node /usr/local/bin/node /usr/local/bin/node
+COPY --from=node /usr/local/lib/node_modules /usr/local/lib/node_modules
+RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
+ && ln -s ../lib/node_modules/npm/bin/npx-cli.js /usr/local/bin/npx \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends git ca-certificates \
  && rm -rf /var/lib/apt/lists/*
 
-# The venv lives outside /workspace so that mounting a checkout over it keeps the installed
-# packages; npm packages and the bundle are rebuilt in the mount by ./rp if it lacks them.
-ENV METAPVP_VENV=/opt/metapvp-venv
+ARG TORCH_SPEC=torch==2.13.0
+ARG TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+# The venv lives outside /workspace, with its stamp beside it, so a checkout mounted over
+# /workspace keeps the installed packages; ./rp builds in the mount only what it lacks (npm
+# packages, the bundle).
+ENV METAPVP_VENV=/opt/metapvp-venv \
+    METAPVP_TORCH_SPEC=${TORCH_SPEC} \
+    METAPVP_TORCH_PIP_ARGS=${TORCH_PIP_ARGS} \
+    PIP_NO_CACHE_DIR=1
 WORKDIR /workspace
 COPY . /workspace
-RUN scripts/install.sh
+RUN scripts/install.sh && rm -rf /root/.npm /root/.cache
 CMD ["./rp", "-m", "nose2"]

@@ -2,14 +2,17 @@
 beside the simulator alone, and its strength and time per decision at several budgets.
 
     ./rp scripts/bench_search.py [--budgets 16,64,256] [--battles 100] [--opponent heuristic]
-                                 [--model agent] [--worlds 2] [--net 0] [--seed 0]
+                                 [--model agent] [--worlds 2] [--net 0] [--seed 0] [--concurrency 1]
 
 Speed: simulated turns per second inside the search (a turn there is a restore of the drawn
 world and a step, or a step of a visit already under way) beside the simulator alone playing
 random battles in the same V8 context (rawsim), and the ratio.
 Strength: for each budget, `search{B}x{W}v{NET}:MODEL` against --opponent over --battles battles (seats
 alternating, one process, one core): its win rate with the 95% interval, and milliseconds per
-search (median, 99th percentile). A benchmark, not a test: the figures depend on the machine and
+search (median, 99th percentile). With --concurrency 1 (the default) one battle is decided at a
+time, so a search's milliseconds are its own; with more, the searches of the battles deciding
+together run interleaved (their leaves share the network's batches), and each one's time is the
+batch's. A benchmark, not a test: the figures depend on the machine and
 its load; run it on an idle machine."""
 import argparse
 import time
@@ -30,10 +33,10 @@ def raw_turns_per_s(fmt: str, battles: int, seed: int) -> float:
     return out["turns"] / (time.perf_counter() - start)
 
 
-def strength(spec: str, opponent: str, fmt: str, battles: int, seed: int) -> dict:
+def strength(spec: str, opponent: str, fmt: str, battles: int, seed: int, concurrency: int) -> dict:
     player, foe = make_player(spec, seed=seed, fmt=fmt), make_player(opponent, seed=seed + 1, fmt=fmt)
     start = time.perf_counter()
-    results = list(play(player, foe, fmt, range(battles), seed=seed, concurrency=16))
+    results = list(play(player, foe, fmt, range(battles), seed=seed, concurrency=concurrency))
     seconds = time.perf_counter() - start
     errors = sum(r.error is not None for r in results)
     done = [r for r in results if r.error is None]
@@ -55,6 +58,7 @@ def main():
     ap.add_argument("--worlds", type=int, default=2)
     ap.add_argument("--net", type=float, default=0.0, help="the network's share of a leaf's value")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--concurrency", type=int, default=1, help="battles played at once")
     args = ap.parse_args()
 
     raw = raw_turns_per_s(args.format, 20, args.seed)
@@ -62,7 +66,8 @@ def main():
     print(f"{'player':<24} {'vs':<12} {'battles':>7} {'win':>6} {'95% CI':>13} {'ms median':>9} {'ms p99':>7} "
           f"{'visits':>6} {'turns/s in search':>17} {'of raw':>6}")
     for budget in [int(b) for b in args.budgets.split(",")]:
-        r = strength(f"search{budget}x{args.worlds}v{args.net:g}:{args.model}", args.opponent, args.format, args.battles, args.seed)
+        r = strength(f"search{budget}x{args.worlds}v{args.net:g}:{args.model}", args.opponent, args.format, args.battles, args.seed,
+                     args.concurrency)
         print(f"{r['spec']:<24} {args.opponent:<12} {r['battles']:>7} {r['win']:>6.3f} "
               f"{r['ci'][0]:>6.3f}-{r['ci'][1]:.3f} {r['median_ms']:>9.0f} {r['p99_ms']:>7.0f} {r['nodes']:>6.0f} "
               f"{r['steps_per_s']:>17,.0f} {r['steps_per_s'] / raw:>6.2f}"

@@ -46,7 +46,7 @@ def copy_checkout(dest: Path):
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(src, dest / rel)
     (dest / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
-    shutil.copytree(ROOT / "build", dest / "build", ignore=shutil.ignore_patterns("stamps"))
+    shutil.copytree(ROOT / "build", dest / "build", ignore=shutil.ignore_patterns("bundle.stamp"))
 
 
 def run_tests(copy: Path, tests: list[str]) -> tuple[bool, list[str]]:

@@ -1,0 +1,81 @@
+"""scripts/install.sh, which ./rp runs before every command: each step's stamp lives beside
+what the step made, so a checkout mounted over another (the Docker image's /workspace) reuses
+the environment it finds and builds only what it lacks, with no network for what it has; a
+Node too old for js/ is named, not met with a failure deep inside npm."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+from metapvp import ROOT
+
+
+def copy_checkout(dest: Path):
+    """The tracked files of this checkout, as a fresh clone (or a mount) would have them."""
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for rel in filter(None, files.decode().split("\0")):
+        if (ROOT / rel).is_file():
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / rel, dest / rel)
+
+
+def script(path: Path, body: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("#!/bin/sh\n" + body + "\n")
+    path.chmod(0o755)
+    return path
+
+
+class InstallTest(unittest.TestCase):
+    def setUp(self):
+        self.tmp = Path(tempfile.mkdtemp(prefix="metapvp-install-"))
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+        self.checkout = self.tmp / "workspace"
+        copy_checkout(self.checkout)
+        # the image's venv, as the install left it: its stamp, and a python that fails loudly if
+        # the Python step runs at all (it must not touch the real environment)
+        self.venv = self.tmp / "venv"
+        script(self.venv / "bin" / "python", "echo 'the Python step ran' >&2; exit 3")
+        shutil.copy(Path(sys.prefix) / ".metapvp-stamp", self.venv / ".metapvp-stamp")
+
+    def install(self, path_first: Path | None = None) -> subprocess.CompletedProcess:
+        env = {**os.environ, "METAPVP_VENV": str(self.venv)}
+        env.pop("METAPVP_REBUILD", None)
+        if path_first:
+            env["PATH"] = f"{path_first}:{env['PATH']}"
+        return subprocess.run([str(self.checkout / "scripts" / "install.sh")], env=env, capture_output=True,
+                              text=True, timeout=600)
+
+    def test_a_checkout_with_everything_built_starts_at_once(self):
+        (self.checkout / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
+        shutil.copytree(ROOT / "build", self.checkout / "build")
+        out = self.install()
+        self.assertEqual((out.returncode, out.stderr), (0, ""))
+
+    def test_a_checkout_without_the_bundle_builds_only_the_bundle(self):
+        (self.checkout / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
+        out = self.install()
+        self.assertEqual(out.returncode, 0, out.stderr[-2000:])
+        self.assertIn("bundling build/engine.js", out.stderr)
+        self.assertNotIn("creating", out.stderr)
+        self.assertNotIn("npm ci", out.stderr)
+        for bundle in ("engine.js", "checks.js"):
+            self.assertGreater((self.checkout / "build" / bundle).stat().st_size, 10_000_000, bundle)
+        self.assertEqual(self.install().stderr, "")  # and now it is fresh
+
+    def test_a_node_too_old_is_named(self):
+        bin_dir = self.tmp / "old-node"
+        script(bin_dir / "node", 'case "$1" in --version) echo v18.19.0 ;; *) echo 18 ;; esac')
+        script(bin_dir / "npm", "echo 'npm ran' >&2; exit 3")
+        out = self.install(path_first=bin_dir)
+        self.assertEqual(out.returncode, 1)
+        self.assertIn("Node.js 20 or newer is needed for js/ (found: v18.19.0)", out.stderr)
+        self.assertNotIn("npm ran", out.stderr)
+        self.assertNotIn("Python step ran", out.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Checks the development image end to end on a machine with a Docker daemon (not part of the
+# test suite, which runs without one):
+#   1. builds the image (the CPU variant, or the GPU one with --gpu) and prints its size;
+#   2. inside a container: a short head2head and one test module;
+#   3. a checkout mounted over /workspace with no network (--network none): ./rp starts without
+#      rebuilding the Python environment, and one test module passes.
+# Each step's time is printed. Build arguments after `--` go to `docker build`, e.g.
+#   scripts/docker_check.sh -- --build-arg NODE_IMAGE=local/node:20 --build-arg PYTHON_IMAGE=local/python:3.11
+# The mounted checkout is this one: ./rp it first on the host so js/node_modules and build/ exist.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+tag=metapvp:check
+build_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --gpu) tag=metapvp:check-gpu; build_args+=(--build-arg TORCH_PIP_ARGS=) ;;
+    --) shift; build_args+=("$@"); break ;;
+    *) echo "docker_check: unknown argument $1 (--gpu, or build arguments after --)" >&2; exit 2 ;;
+  esac
+  shift
+done
+module=metapvp.tests.test_contract
+
+step() {  # step NAME COMMAND...: runs it, prints its time; stops the check where it fails
+  local name=$1 start=$SECONDS; shift
+  echo "== $name" >&2
+  if ! "$@"; then echo "docker_check: FAILED at: $name" >&2; exit 1; fi
+  echo "   $name: $((SECONDS - start)) s" >&2
+}
+
+[ -d "$root/js/node_modules" ] && [ -f "$root/build/engine.js" ] \
+  || { echo "docker_check: run ./rp once on the host first (the mounted checkout needs js/node_modules and build/)" >&2; exit 2; }
+
+step "build $tag" docker build -t "$tag" "${build_args[@]}" "$root"
+size=$(docker image inspect "$tag" --format '{{.Size}}')
+echo "   image size: $((size / 1000000)) MB" >&2
+step "head2head in the image" docker run --rm "$tag" ./rp metapvp/exe/head2head.py random maxdamage --battles 20
+step "$module in the image" docker run --rm "$tag" ./rp -m nose2 "$module"
+mounted=(docker run --rm --network none -v "$root":/workspace "$tag")
+starts_at_once() {  # the image's venv is reused: no Python step, and the engine imports
+  local out
+  out=$("${mounted[@]}" ./rp -c 'import metapvp.engine; print("ok")' 2>&1) || { echo "$out" >&2; return 1; }
+  echo "$out" >&2
+  ! grep -q "creating /opt/metapvp-venv" <<< "$out" && grep -qx ok <<< "$out"
+}
+step "mounted checkout, no network: ./rp starts" starts_at_once
+step "mounted checkout, no network: $module" "${mounted[@]}" ./rp -m nose2 "$module"
+echo "docker_check: all steps passed ($tag, $((size / 1000000)) MB)" >&2
