@@ -26,7 +26,7 @@ from pathlib import Path
 from metapvp.players import SpecError, make_player
 from metapvp.showdown.battles import to_id
 from metapvp.showdown.cli import add_connection_args, options_from
-from metapvp.showdown.client import ShowdownClient, ShowdownError
+from metapvp.showdown.client import ShowdownClient, ShowdownError, decision_times
 from metapvp.showdown.login import LoginError
 
 
@@ -70,6 +70,8 @@ def main(argv=None) -> int:
                       "errors": sum(1 for f in finished if f.error),
                       "invalid_choices": sum(f.invalid for f in finished),
                       "unavailable_choices": sum(f.unavailable for f in finished),
+                      "lost_on_time": sum(f.timed_out for f in finished),
+                      "decision_ms": decision_times(finished),
                       "reconnects": box[0].stats.reconnects if box else 0,
                       **({"memory": box[0].stats.memory} if box and box[0].stats.memory else {})}))
     return code

@@ -23,7 +23,7 @@ from tqdm import tqdm
 from metapvp.arena.stats import wilson
 from metapvp.players import SpecError, make_player
 from metapvp.showdown.cli import add_connection_args, options_from
-from metapvp.showdown.client import ShowdownClient, ShowdownError
+from metapvp.showdown.client import ShowdownClient, ShowdownError, decision_times
 from metapvp.showdown.login import LoginError
 
 
@@ -41,6 +41,8 @@ def summarize(finished, args, seconds: float, memory: list) -> dict:
             "invalid_choices": sum(f.invalid for f in finished),
             "unavailable_choices": sum(f.unavailable for f in finished),
             "refusals_recovered": sum(f.recovered for f in finished),
+            "lost_on_time": sum(f.timed_out for f in finished),
+            "decision_ms": decision_times(finished),
             "rating_before": ratings[0][0] if ratings else None,
             "rating_after": ratings[-1][1] if ratings else None, "seconds": round(seconds, 1),
             **({"memory": memory} if memory else {})}

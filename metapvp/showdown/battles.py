@@ -21,6 +21,7 @@ from metapvp.players.base import Decisions, Player, allowed
 
 log = logging.getLogger(__name__)
 RATING = re.compile(r"^\|raw\|(.+?)'s rating: (\d+) &rarr; <strong>(\d+)</strong>")
+TIMED_OUT = re.compile(r"^\|-message\|(.+) lost due to inactivity\.$")   # the battle timer's forfeit
 
 
 @dataclass
@@ -39,6 +40,9 @@ class BattleState:
     ended: bool = False
     error: str | None = None
     rating: tuple | None = None                      # (before, after) when the server says
+    timed_out: bool = False                          # we lost to the battle timer
+    received: float = 0.0                            # when the message being handled arrived
+    decision_ms: list = field(default_factory=list)  # per choice sent: ms from its message to the send
 
 
 class LiveBattles:
@@ -63,6 +67,7 @@ class LiveBattles:
             return self.fail(b, f"{type(e).__name__}: {e}")
 
     def _handle(self, b: BattleState, room: str, message: str) -> list[str]:
+        b.received = time.perf_counter()
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
             self.engine.close_view(room, b.perspective)
@@ -110,7 +115,9 @@ class LiveBattles:
             return [f"{b.room}|/choose default|{rqid}"]
         action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
         action = allowed(action, mask[0])  # a scripted player that cannot see our bans
-        return [f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"]
+        choice = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
+        b.decision_ms.append((time.perf_counter() - b.received) * 1000)
+        return [choice]
 
     def choice_for(self, b: BattleState, action: int) -> str | None:
         return self.engine.choice(b.room, b.perspective, action)
@@ -119,6 +126,8 @@ class LiveBattles:
         if m := RATING.match(line):
             if to_id(m.group(1)) == self.userid:
                 b.rating = (int(m.group(2)), int(m.group(3)))
+        elif (m := TIMED_OUT.match(line)) and to_id(m.group(1)) == self.userid:
+            b.timed_out = True
         elif line.startswith("|win|"):
             b.winner = line[5:]
         elif line == "|tie":

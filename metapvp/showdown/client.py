@@ -12,6 +12,7 @@ from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import websockets
 
 from metapvp.engine import memory
@@ -58,6 +59,18 @@ class Finished:
     recovered: int            # refusals of either kind that the battle got past
     rating: tuple | None
     seconds: float
+    timed_out: bool = False   # lost to the battle timer
+    decision_ms: list = field(default_factory=list)   # per choice: ms from its message to the send
+
+
+def decision_times(finished: list) -> dict:
+    """Milliseconds from a request's message to our choice, over the finished battles:
+    {n, p50, p90, p99, max} (None where no choice was made)."""
+    ms = np.asarray([t for f in finished for t in f.decision_ms], dtype=np.float64)
+    if not len(ms):
+        return {"n": 0, "p50": None, "p90": None, "p99": None, "max": None}
+    p50, p90, p99 = np.percentile(ms, [50, 90, 99])
+    return {"n": len(ms), "p50": round(p50, 1), "p90": round(p90, 1), "p99": round(p99, 1), "max": round(ms.max(), 1)}
 
 
 @dataclass
@@ -305,7 +318,8 @@ class ShowdownClient:
         self.done_rooms.add(b.room)
         won = self.battles.won(b)
         self.stats.finished.append(Finished(b.room, won, b.winner == "" and not b.error, b.error,
-                                            b.invalid, b.unavailable, b.recovered, b.rating, time.monotonic() - b.started))
+                                            b.invalid, b.unavailable, b.recovered, b.rating, time.monotonic() - b.started,
+                                            b.timed_out, b.decision_ms))
         if self.o.log_dir:
             Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
             (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")

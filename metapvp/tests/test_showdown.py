@@ -14,6 +14,7 @@ from pathlib import Path
 
 from metapvp import ROOT
 from metapvp.players import make_player
+from metapvp.showdown.battles import LiveBattles
 from metapvp.showdown.client import ClientOptions, ShowdownClient, ShowdownError
 from metapvp.showdown.login import USER_AGENT, LoginError, assertion_for, post_login, read_password
 from metapvp.showdown.server import LocalServer
@@ -119,6 +120,11 @@ class LiveServerTest(unittest.TestCase):
             self.assertGreater(v8["heap_used_mib"], 1)
             self.assertGreater(v8["cached"]["results"], 0)
         self.assertNotIn("memory", summary)   # only where asked for
+        # decision times: one per choice sent, over all 20 battles, from each side's process
+        for times in (result["decision_ms"], summary["decision_ms"]):
+            self.assertGreater(times["n"], 20 * 5)
+            self.assertTrue(0 < times["p50"] <= times["p90"] <= times["p99"] <= times["max"], times)
+        self.assertEqual((result["lost_on_time"], summary["lost_on_time"]), (0, 0))
 
     def test_forced_invalid_choice_is_recovered(self):
         url = self.server.url
@@ -149,6 +155,7 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual(sum(r.invalid for r in results), 0)
         self.assertEqual(sum(f.invalid for f in a.stats.finished), 0)
         self.assertTrue(all(f.recovered == f.unavailable for f in a.stats.finished))
+        self.assertFalse(any(f.timed_out for f in a.stats.finished + results))
         logs = [p.read_text() for p in (Path(self.tmp) / "timer").glob("*.log")]
         self.assertTrue(logs and all("|inactive|" in t for t in logs))  # the timer was on
         self.assertEqual([t.count("too late") for t in logs], [0] * len(logs))
@@ -380,6 +387,22 @@ class ChallengeQueueTest(unittest.TestCase):
         [(sender, text)] = late.pms
         self.assertEqual(sender, "fullhouse")
         self.assertIn("queue is full", text)
+
+
+class BattleTimerTest(unittest.TestCase):
+    def test_a_battle_lost_to_the_timer_is_counted_as_such(self):
+        """The server's forfeit for inactivity (`|-message|NAME lost due to inactivity.`), ours
+        and the foe's, as the room sends them (the timer's shortest wait is minutes, too long for
+        a test against the server)."""
+        battles = LiveBattles("Time Keeper", make_player("random", 1))
+        start = ("|init|battle\n|title|a vs b\n|player|p1|Time Keeper|1|\n|player|p2|Other|2|\n"
+                 "|teamsize|p1|6\n|teamsize|p2|6\n|gen|9\n|tier|[Gen 9] Random Battle\n|\n|start")
+        for room, loser, winner in (("battle-x-1", "Time Keeper", "Other"), ("battle-x-2", "Other", "Time Keeper")):
+            battles.handle(room, start)
+            battles.handle(room, f"|\n|-message|{loser} lost due to inactivity.\n|\n|win|{winner}")
+        mine, theirs = battles.battles["battle-x-1"], battles.battles["battle-x-2"]
+        self.assertEqual((mine.timed_out, battles.won(mine)), (True, False))
+        self.assertEqual((theirs.timed_out, battles.won(theirs)), (False, True))
 
 
 class LoginFlowTest(unittest.TestCase):
