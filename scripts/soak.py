@@ -5,7 +5,9 @@ that nothing crashes, nothing hangs and memory does not creep.
 
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
 2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a
-   local Showdown server, --live battles, several at once, both sides with the battle timer on;
+   local Showdown server, --live battles, several at once, both sides with the battle timer on:
+   the bot's record, its time from each request to its choice (p50, p90, p99, max), battles
+   lost to the timer;
 3. with --probe N, N battles of the same head2head in this one process, printing after each
    twentieth of them the process's memory, V8's heap and the battle-knowledge caches' sizes.
 
@@ -17,7 +19,7 @@ Memory growth is measured two ways, per process:
    sample after the damage-results cache first turned over (the bounded caches are full; what
    a process holds from then on is its steady state) to the last.
 Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
-hung or had errors."""
+hung, had errors or lost a battle on time."""
 from __future__ import annotations
 
 import argparse
@@ -138,10 +140,11 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     out["warm"] = {name: warm_growth(report.get("memory") or [])
                    for name, report in (("challenge_bot", summary), ("smogon_eval", result))}
     out["samples"] = {"challenge_bot": summary.get("memory"), "smogon_eval": result.get("memory")}
-    out.update(battles=result.get("played", 0), bot_wins=summary.get("wins"),
+    out.update(battles=result.get("played", 0), bot=bot_spec, bot_wins=summary.get("wins"),
                errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
-               exit_codes=[bot.returncode, ev.returncode])
+               lost_on_time=(result.get("lost_on_time") or 0) + (summary.get("lost_on_time") or 0),
+               bot_decision_ms=summary.get("decision_ms"), exit_codes=[bot.returncode, ev.returncode])
     return out
 
 
@@ -190,6 +193,11 @@ def table(report: dict) -> str:
     for phase, r in report.items():
         rows.append(f"{phase}: {r['battles']} battles in {r['seconds']:.0f} s, errors {r['errors']}, "
                     f"invalid choices {r['invalid_choices']}, hung {r['hung']}")
+        if r.get("bot_decision_ms"):
+            t = r["bot_decision_ms"]
+            rows.append(f"  {r['bot']} won {r['bot_wins']} of {r['battles']} against heuristic; lost on time "
+                        f"{r['lost_on_time']}; ms from request to choice over {t['n']} choices: p50 {t['p50']}, "
+                        f"p90 {t['p90']}, p99 {t['p99']}, max {t['max']}")
         for name, m in r["memory"].items():
             rows.append(f"  {name:<24} {m['first_mib']:>8.1f} -> {m['last_mib']:>8.1f} MiB "
                         f"({100 * m['growth']:+.1f}%), peak {m['peak_mib']:.1f}")
@@ -221,7 +229,7 @@ def main(argv=None) -> int:
         report["probe"] = soak_probe(args.probe)
     (args.outdir / "soak.json").write_text(json.dumps(report, indent=2) + "\n")
     print(table(report))
-    bad = any(r["hung"] or r["errors"] or r["battles"] < n
+    bad = any(r["hung"] or r["errors"] or r.get("lost_on_time") or r["battles"] < n
               for r, n in ((report.get("head2head"), args.h2h), (report.get("live"), args.live),
                            (report.get("probe"), args.probe)) if r)
     return 1 if bad else 0
