@@ -8,6 +8,8 @@ from gymnasium.utils.env_checker import check_env
 
 import metapvp.gym  # noqa: F401 -- registers the ids
 from metapvp.gym import PokemonEnv, PokemonVectorEnv
+from metapvp.gym.spaces import contract_obs
+from metapvp.training.rewards import FOE_FAINTED, OWN_FAINTED, shaping_features
 
 
 def masked_random(rng, mask):
@@ -37,6 +39,26 @@ class EnvTest(unittest.TestCase):
         self.assertEqual(info["invalid"], 0)
         self.assertGreater(steps, 3)
         env.close()
+
+    def test_shaping_between_decisions_follows_the_trainers_rule(self):
+        """With the outcome weighed 0 and a faint weighed 1 each way, the rewards of an episode's
+        decisions add up to the foe's fainted less ours at the last decision (the shaping
+        telescopes); an unknown reward key is named."""
+        env = PokemonEnv(opponent="heuristic", rewards={"win": 0, "loss": 0, "faint_dealt": 1.0, "faint_taken": 1.0})
+        rng = np.random.default_rng(1)
+        obs, info = env.reset(seed=5)
+        total, done = 0.0, False
+        while not done:
+            last = obs
+            obs, reward, done, _, info = env.step(masked_random(rng, info["action_mask"]))
+            total += reward
+        contract = env.sim.contract
+        features = shaping_features({k: v[None] for k, v in contract_obs(last, contract).items()}, [0], contract)[0]
+        self.assertGreater(features[FOE_FAINTED] + features[OWN_FAINTED], 0)
+        self.assertAlmostEqual(total, features[FOE_FAINTED] - features[OWN_FAINTED], places=4)
+        env.close()
+        with self.assertRaisesRegex(ValueError, "unknown key.*'damage'"):
+            PokemonEnv(rewards={"damage": 1.0})
 
     def test_seeded_episodes_repeat_to_the_end(self):
         """Two environments reset with the same seed and given the same actions play the same
