@@ -29,6 +29,8 @@
   searchNxW:MODEL                           the same over W drawn worlds (2 without one)
   searchNvV:MODEL                           new positions valued V by the model's value head and
                                             1 - V by material (0 to 1)
+  searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
+                                            default: by how hard each move hits)
 """
 from __future__ import annotations
 
@@ -90,6 +92,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         return _lookahead(spec, seed, fmt)
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
+    if re.match(r"search[^.:]*:", spec):   # (not module.Class:path)
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd]:MODEL, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -159,13 +163,14 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?:")
+FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW]:MODEL: the models' probabilities as the prior of a search with a budget
-    of N visits or N milliseconds a decision, over W worlds, leaves valued V by the network and
-    1 - V by material."""
+    """search[N|Nms][xW][vV][fu|fd]:MODEL: the models' probabilities as the prior of a search
+    with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V by the
+    network and 1 - V by material, the foe's prior uniform (u) or by damage (d)."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -180,7 +185,9 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1:
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds and "
                         f"the network's share of a leaf's value from 0 to 1")
-    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, seed=seed)
+    foe = FOE_PRIORS[m.group(5) or "d"]
+    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
+                        seed=seed)
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

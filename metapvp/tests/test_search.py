@@ -105,10 +105,14 @@ class SearchPlayerTest(unittest.TestCase):
         p = make_player("search150ms:agent")
         self.assertEqual((p.options["nodes"], p.options["ms"]), (0, 150))
         self.assertEqual(make_player("search16x2v0.25:agent").options["net"], 0.25)
+        self.assertEqual([make_player(s).options["foe"] for s in ("search:agent", "search64fu:agent", "search8v1fd:agent")],
+                         ["damage", "uniform", "damage"])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
-                    "search8v0..1:agent"):
+                    "search8v0..1:agent", "search8fx:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
+        with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
+            make_player("search8fx:agent")
 
     def test_the_most_visited_wins_and_the_policy_breaks_ties(self):
         self.assertEqual(most_visited([3, 9, 1], np.array([0.5, 0.2, 0.3])), 1)
