@@ -5,8 +5,17 @@ simulator (js/src/search.js): both sides choose at once at every node (decoupled
 several worlds drawn from what the player cannot see (the foe's sets, its unseen Pokemon), with
 chance sampled along the way. Our prior at the root is the policy's; new positions are valued
 by material, by the network's value head (the position encoded as the player would see it), or a
-blend; where the network values a position, its policy is our prior there. The action visited most is played (the policy's most probable action breaks ties);
-where the search fails or has nothing to search, the policy decides alone.
+blend; where the network values a position, its policy is our prior there.
+
+The action played is the one visited most (the policy's most probable action breaks ties), or,
+with a `weight`, the one that maximises
+
+    log p(action) + weight * value(action)
+
+where value is the search's mean value of the action (for an action the search never tried, the
+mean over the ones it did): a few dozen visits estimate an action's value better than they rank
+actions by visits, and the policy's preferences stand where the values hardly differ. Where the
+search fails or has nothing to search, the policy decides alone.
 
 The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
 from __future__ import annotations
@@ -23,6 +32,7 @@ log = logging.getLogger(__name__)
 DEFAULT_NODES = 64
 DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
+DEFAULT_WEIGHT = 0.0
 
 
 class SearchPlayer(GuidedPlayer):
@@ -30,16 +40,19 @@ class SearchPlayer(GuidedPlayer):
     `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
     `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
-    per search."""
+    per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
+    of this module)."""
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
-                 c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8, seed: int | None = None):
+                 c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
+                 weight: float = DEFAULT_WEIGHT, seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
-                or not 0 <= net <= 1 or batch < 1):
+                or not 0 <= net <= 1 or batch < 1 or not weight >= 0):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
-                             f"0 <= net <= 1 and batch >= 1, got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, "
-                             f"foe={foe!r}, net={net}, batch={batch}")
+                             f"0 <= net <= 1, batch >= 1 and weight >= 0, got nodes={nodes}, ms={ms}, worlds={worlds}, "
+                             f"c={c}, foe={foe!r}, net={net}, batch={batch}, weight={weight}")
         super().__init__(policy)
+        self.weight = float(weight)
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch)}
@@ -69,7 +82,8 @@ class SearchPlayer(GuidedPlayer):
                 continue
             if result is None:
                 continue
-            best = int(a[most_visited(result["visits"], p)])
+            best = int(a[best_valued(result["visits"], result["values"], p, self.weight) if self.weight
+                         else most_visited(result["visits"], p)])
             self.searched += 1
             self.nodes += result["nodes"]
             self.steps += result["steps"]
@@ -92,3 +106,14 @@ def most_visited(visits, p: np.ndarray) -> int:
     visits = np.asarray(visits, dtype=np.float64)
     best = np.flatnonzero(visits == visits.max())
     return int(best[np.argmax(p[best])])
+
+
+def best_valued(visits, values, p: np.ndarray, weight: float) -> int:
+    """The candidate with the highest log p + weight * value; a candidate never visited counts
+    the visited ones' mean value."""
+    visits = np.asarray(visits, dtype=np.float64)
+    values = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
+    seen = visits > 0
+    mean = float(np.sum(values[seen] * visits[seen]) / visits[seen].sum()) if seen.any() else 0.5
+    values = np.where(seen, values, mean)
+    return int(np.argmax(np.log(np.maximum(p, 1e-12)) + weight * values))

@@ -31,6 +31,8 @@
                                             1 - V by material (0 to 1)
   searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
                                             default: by how hard each move hits)
+  searchNqQ:MODEL                           the action maximising log p + Q * its searched value
+                                            (without q: the action visited most)
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import DEFAULT_NET, DEFAULT_NODES, DEFAULT_WORLDS, SearchPlayer
+from metapvp.players.search import DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS, SearchPlayer
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -93,7 +95,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
     if re.match(r"search[^.:]*:", spec):   # (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd]:MODEL, e.g. search64x2v0.5:agent")
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][qQ]:MODEL, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -163,14 +165,15 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:q([0-9.]+))?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd]:MODEL: the models' probabilities as the prior of a search
+    """search[N|Nms][xW][vV][fu|fd][qQ]:MODEL: the models' probabilities as the prior of a search
     with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V by the
-    network and 1 - V by material, the foe's prior uniform (u) or by damage (d)."""
+    network and 1 - V by material, the foe's prior uniform (u) or by damage (d), the action
+    chosen by log p + Q * value (without q: visits)."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -178,16 +181,22 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     budget = int(m.group(1) or DEFAULT_NODES)
     nodes, ms = (0, budget) if m.group(2) else (budget, 0)
     worlds = int(m.group(3) or DEFAULT_WORLDS)
-    try:
-        net = float(m.group(4)) if m.group(4) else DEFAULT_NET
-    except ValueError:
-        net = -1.0
-    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1:
-        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds and "
-                        f"the network's share of a leaf's value from 0 to 1")
+    net = _number(m.group(4), DEFAULT_NET)
+    weight = _number(m.group(6), DEFAULT_WEIGHT)
+    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000:
+        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
+                        f"the network's share of a leaf's value from 0 to 1 and a value weight from 0 to 1000")
     foe = FOE_PRIORS[m.group(5) or "d"]
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
-                        seed=seed)
+                        weight=weight, seed=seed)
+
+
+def _number(text: str | None, default: float) -> float:
+    """A spec's number; -1 (out of every range) where it is not one ("0.5.1")."""
+    try:
+        return float(text) if text else default
+    except ValueError:
+        return -1.0
 
 
 def _named(spec: str, target: str, args: tuple) -> Player:

@@ -12,7 +12,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine import Simulator
 from metapvp.engine.v8 import checks_context
 from metapvp.players import make_player
-from metapvp.players.search import SearchPlayer, most_visited
+from metapvp.players.search import SearchPlayer, best_valued, most_visited
 from metapvp.players.spec import SpecError
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
@@ -107,8 +107,10 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(make_player("search16x2v0.25:agent").options["net"], 0.25)
         self.assertEqual([make_player(s).options["foe"] for s in ("search:agent", "search64fu:agent", "search8v1fd:agent")],
                          ["damage", "uniform", "damage"])
+        self.assertEqual([make_player(s).weight for s in ("search:agent", "search64q8:agent", "search8fuq2.5:agent")],
+                         [0.0, 8.0, 2.5])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
-                    "search8v0..1:agent", "search8fx:agent"):
+                    "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
@@ -117,6 +119,15 @@ class SearchPlayerTest(unittest.TestCase):
     def test_the_most_visited_wins_and_the_policy_breaks_ties(self):
         self.assertEqual(most_visited([3, 9, 1], np.array([0.5, 0.2, 0.3])), 1)
         self.assertEqual(most_visited([4, 4, 1], np.array([0.2, 0.5, 0.3])), 1)
+
+    def test_by_value_a_clearly_better_value_overrides_the_policy(self):
+        p = np.array([0.6, 0.3, 0.1])
+        # values close together: the policy's choice stands; far apart: the better value wins
+        self.assertEqual(best_valued([30, 20, 14], [0.52, 0.55, 0.5], p, 8.0), 0)
+        self.assertEqual(best_valued([30, 20, 14], [0.40, 0.70, 0.5], p, 8.0), 1)
+        # an action never visited counts the visited ones' mean: it cannot win on value alone
+        self.assertEqual(best_valued([10, 10, 0], [0.5, 0.5, None], np.array([0.2, 0.2, 0.6]), 8.0), 2)
+        self.assertEqual(best_valued([10, 10, 0], [0.9, 0.5, None], np.array([0.3, 0.3, 0.4]), 8.0), 0)
 
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
