@@ -7,6 +7,7 @@ import {checkMasks} from './maskcheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
+import {bestAction} from '../src/search.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
 Object.assign(globalThis.metapvp, {
@@ -14,6 +15,7 @@ Object.assign(globalThis.metapvp, {
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
+  bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(loadedContract(), battles, batch, encode); },

@@ -22,10 +22,10 @@ import {toID} from '../src/contract.js';
 const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
 
-export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2}) {
+export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2, weight = 0, halve = 0}) {
   const prng = new PRNG(seed);
   const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
-    illegal: 0, refused: 0, not_reproduced: 0, examples: []};
+    illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
   const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`world-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
@@ -37,7 +37,7 @@ export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2}) {
         const legal = [];
         for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
         let action = legal.length ? legal[prng.random(legal.length)] : 0;
-        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, nodes, worlds);
+        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, {nodes, worlds, weight, halve});
         match.act(side, action);
         if (side === 'p1' && view.refusals) out.refused++;
       }
@@ -46,11 +46,11 @@ export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2}) {
   return out;
 }
 
-function checkDecision(out, view, legal, mask, prng, nodes, worlds) {
+function checkDecision(out, view, legal, mask, prng, options) {
   out.decisions++;
   const req = view.request;
   const lead = req.forceSwitch ? Math.floor(legal[0] / G) - 4 : -1;
-  for (let w = 0; w < worlds; w++) {
+  for (let w = 0; w < options.worlds; w++) {
     const draws = new PRNG([w + 1, prng.random(65536), 3, 4]);
     const world = rebuild(view, lead, () => draws.random());
     if (!world) continue;
@@ -61,12 +61,14 @@ function checkDecision(out, view, legal, mask, prng, nodes, worlds) {
       if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, turn: view.battle.turn, problems});
     }
   }
-  const prior = legal.map(() => 1 / legal.length);
+  // a prior that differs between actions, so that halving has an order to start from
+  const weights = legal.map(() => 1 + prng.random(8));
+  const prior = weights.map(x => x / weights.reduce((a, b) => a + b));
   const s = prng.random(1 << 30);
   let first, again;
   try {
-    first = search(view, legal, prior, {nodes, worlds, seed: s});
-    again = search(view, legal, prior, {nodes, worlds, seed: s});
+    first = search(view, legal, prior, {...options, seed: s});
+    again = search(view, legal, prior, {...options, seed: s});
   } catch (e) {
     out.failed++;
     if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, turn: view.battle.turn, error: e.message});
@@ -74,9 +76,10 @@ function checkDecision(out, view, legal, mask, prng, nodes, worlds) {
   }
   if (!first) { out.nothing++; return legal[0]; }
   out.searched++;
-  const same = (x, y) => JSON.stringify([x.visits, x.values, x.nodes]) === JSON.stringify([y.visits, y.values, y.nodes]);
+  const same = (x, y) => JSON.stringify([x.best, x.visits, x.values, x.nodes]) === JSON.stringify([y.best, y.visits, y.values, y.nodes]);
   if (!same(first, again)) out.not_reproduced++;
-  const best = legal[first.visits.indexOf(Math.max(...first.visits))];
+  if (first.nodes > options.nodes) out.over_budget++;
+  const best = legal[first.best];
   if (!mask[best]) out.illegal++;
   return best;
 }

@@ -9,6 +9,12 @@
 // as the player would see it, or a blend (`net`). Where the network values a node it also gives
 // our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
 //
+// Our choice at the root is searched either like every other (PUCT), or by sequential halving
+// (`halve`: Gumbel AlphaZero's root, without the noise): the budget is split into rounds, each
+// visiting every remaining candidate equally, after each the better half by log p + weight *
+// value stays; the last one standing is played. A few dozen visits estimate each candidate's
+// value; PUCT would spend most of them on the policy's favourite.
+//
 // The network runs in Python: a SearchBatch runs its searches until each has `batch` leaves
 // waiting, encodes them (a copy of the player's view fed what the simulated turns showed), and
 // waits for their values; virtual visits keep the waiting leaves' paths from being chosen again
@@ -27,8 +33,10 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 
 // nodes: visits; ms: a time limit (0: none); worlds: drawn worlds; c: exploration; foe: the
 // foe's prior; net: the network's share of a leaf's value (0: material alone); batch: leaves a
-// search hands the network at once.
-export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8};
+// search hands the network at once; weight: how the action is chosen (bestAction); halve: our
+// root choices searched by sequential halving over this many of the likeliest (0: by PUCT).
+export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
+  weight: 0, halve: 0};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -124,6 +132,7 @@ class Search {
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     this.view = view;
     this.actions = actions;
+    this.prior = prior;
     this.started = Date.now();
     this.random = mulberry32(o.seed);
     this.nodes = this.steps = 0;
@@ -140,19 +149,32 @@ class Search {
       if (world) this.worlds.push(world);
     }
     this.nothing = !this.worlds.length;
+    if (this.nothing || !(o.halve > 1)) return;
+    if (!(o.nodes > 0) || !(o.weight > 0)) throw new Error('search: halving needs a budget of nodes and a weight');
+    const searchable = actions.map((a, k) => k).filter(k => this.worlds.some(w => w.choices[k] !== null));
+    this.halving = new Halving(searchable, prior, o.halve, o.nodes);
   }
 
   budgetLeft() {
     const o = this.o;
-    return !this.nothing && (!(o.nodes > 0) || this.nodes < o.nodes) && (!(o.ms > 0) || Date.now() - this.started < o.ms);
+    return !this.nothing && (!this.halving || !this.halving.done) && (!(o.nodes > 0) || this.nodes < o.nodes) &&
+      (!(o.ms > 0) || Date.now() - this.started < o.ms);
   }
 
   /** Visits until `batch` leaves wait for the network, or the budget is spent. */
   run() {
     const o = this.o;
     while (this.budgetLeft() && this.pending.length < (o.net > 0 ? o.batch : 1)) {
-      const world = this.worlds[this.nodes % this.worlds.length];
-      const leaf = visit(world, o, this.random);
+      let world = this.worlds[this.nodes % this.worlds.length], forced = null;
+      if (this.halving) {
+        // a round ends on every value known: the waiting leaves are valued first
+        const k = this.halving.next(() => this.scores(), this.pending.length);
+        if (k === null) break;
+        const able = this.worlds.filter(w => w.choices[k] !== null);
+        world = able[this.nodes % able.length];
+        forced = world.choices[k];
+      }
+      const leaf = visit(world, o, this.random, forced);
       this.nodes++;
       this.steps += leaf.steps;
       if (o.net > 0 && !leaf.battle.ended) {
@@ -184,7 +206,8 @@ class Search {
     return view;
   }
 
-  result() {
+  /** Our root choices' visits and mean values (null: never visited), over every world. */
+  rootStats() {
     const visits = this.actions.map(() => 0), sums = this.actions.map(() => 0);
     for (const world of this.worlds) {
       world.choices.forEach((choice, k) => {
@@ -194,9 +217,87 @@ class Search {
         sums[k] += s.w;
       });
     }
+    return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null))};
+  }
+
+  scores() {
+    const {visits, values} = this.rootStats();
+    return valueScores(visits, values, this.prior, this.o.weight);
+  }
+
+  /** {best: the index of the action to play (in `actions`), visits, values, nodes, worlds,
+   * steps, ms}; null where there was nothing to search. */
+  result() {
     if (this.nothing) return null;
-    return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null)), nodes: this.nodes,
-      worlds: this.worlds.length, steps: this.steps, ms: Date.now() - this.started};
+    const {visits, values} = this.rootStats();
+    const best = this.halving ? this.halving.best(this.scores()) : bestAction(visits, values, this.prior, this.o.weight);
+    return {best, visits, values, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
+      ms: Date.now() - this.started};
+  }
+}
+
+/** Which action to play from the root's `visits` and mean `values` (null: not visited) and the
+ * policy's `prior`: the most visited (the likeliest breaks ties) where `weight` is 0, else the
+ * highest log prior + weight * value (valueScores). */
+export function bestAction(visits, values, prior, weight) {
+  const score = weight > 0 ? valueScores(visits, values, prior, weight) : visits.map((n, k) => n + 1e-6 * prior[k]);
+  return argmax(score);
+}
+
+/** log prior + weight * value per action, an action not visited counting the visited ones'
+ * mean value: the policy's preference stands where values hardly differ, a clearly better
+ * value overrides it. */
+export function valueScores(visits, values, prior, weight) {
+  let n = 0, w = 0;
+  visits.forEach((v, k) => { if (v) { n += v; w += v * values[k]; } });
+  const mean = n ? w / n : 0.5;
+  return prior.map((p, k) => Math.log(Math.max(p, 1e-12)) + weight * (visits[k] ? values[k] : mean));
+}
+
+function argmax(xs) {
+  let best = 0;
+  xs.forEach((x, k) => { if (x > xs[best]) best = k; });
+  return best;
+}
+
+/** Sequential halving over the `m` likeliest of the `candidates` (indices into the prior), in
+ * rounds of about `budget` / rounds visits each (see the top of this file). */
+class Halving {
+  constructor(candidates, prior, m, budget) {
+    this.alive = [...candidates].sort((a, b) => prior[b] - prior[a]).slice(0, m);
+    this.rounds = Math.max(1, Math.ceil(Math.log2(this.alive.length)));
+    this.budget = budget;
+    this.queue = [];
+    this.done = this.alive.length < 2;
+    this.fill();
+  }
+
+  fill() {
+    const each = Math.max(1, Math.floor(this.budget / (this.rounds * this.alive.length)));
+    for (let r = 0; r < each; r++) this.queue.push(...this.alive);
+  }
+
+  /** The candidate to visit next; null where the round is over and `pending` leaves still wait
+   * for their values (or halving is done). `scores()`: each candidate's score now. */
+  next(scores, pending) {
+    if (this.done) return null;
+    if (!this.queue.length) {
+      if (pending) return null;
+      const score = scores();
+      this.alive.sort((a, b) => score[b] - score[a]);
+      this.alive = this.alive.slice(0, Math.ceil(this.alive.length / 2));
+      if (this.alive.length < 2) {
+        this.done = true;
+        return null;
+      }
+      this.fill();
+    }
+    return this.queue.shift();
+  }
+
+  /** The candidate to play: the best-scoring one still standing. */
+  best(score) {
+    return this.alive.reduce((a, b) => (score[b] > score[a] ? b : a));
   }
 }
 
@@ -276,14 +377,14 @@ function newNode() {
   return {n: 0, w: 0, sides: [new Map(), new Map()], children: new Map(), ourPrior: undefined};
 }
 
-/** One visit: from the root down the tree, both sides picking (side 0 is us, 1 the foe), to a
- * new node or the battle's end. Returns the leaf: {world, path, node, battle, material (our
+/** One visit: from the root down the tree, both sides picking (side 0 is us, 1 the foe; our
+ * root choice `forced` where given), to a new node or the battle's end. Returns the leaf: {world, path, node, battle, material (our
  * value by material), steps (turns simulated)}. */
-function visit(world, o, random) {
+function visit(world, o, random, forced = null) {
   const path = [];
   let node = world.root, battle;
   if (world.starts) {
-    const pick = choose(node, 0, [...world.starts.keys()], world.priors, o.c);
+    const pick = forced ? take(node, 0, forced, world.priors) : choose(node, 0, [...world.starts.keys()], world.priors, o.c);
     battle = restore(world.starts.get(pick), random);
     path.push([node, [pick, null]]);
     node = child(node, pick);
@@ -301,7 +402,7 @@ function visit(world, o, random) {
       if (!options.length) continue;
       const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior :
         priorsOf(battle, sideOf(i), options, i === 1 ? o.foe : 'damage');
-      picks[i] = choose(node, i, options, priors, o.c);
+      picks[i] = atRoot && forced ? take(node, i, forced, priors) : choose(node, i, options, priors, o.c);
     }
     if (picks[0] === null && picks[1] === null) break;
     for (let i = 0; i < 2; i++) {
@@ -358,18 +459,29 @@ function child(node, key) {
 /** Side i's pick at `node` by PUCT over `options` (those legal on this visit): its mean value,
  * plus exploration in proportion to its prior; an unvisited option counts the node's mean. */
 function choose(node, i, options, priors, c) {
-  const stats = node.sides[i];
   const mean = node.n ? (i === 0 ? node.w / node.n : 1 - node.w / node.n) : 0.5;
   const total = Math.sqrt(Math.max(1, node.n));
   let best = null, bestScore = -Infinity;
   for (const option of options) {
-    let s = stats.get(option);
-    if (!s) stats.set(option, s = {n: 0, w: 0, p: priors.get(option) || 0, refused: false});
+    const s = stat(node, i, option, priors);
     if (s.refused) continue;
     const score = (s.n ? s.w / s.n : mean) + c * s.p * total / (1 + s.n);
     if (score > bestScore) { bestScore = score; best = option; }
   }
   return best === null ? options[0] : best;
+}
+
+/** Side i's pick of `option` at `node`, chosen by the caller. */
+function take(node, i, option, priors) {
+  stat(node, i, option, priors);
+  return option;
+}
+
+/** Side i's statistics of `option` at `node`, made on first sight. */
+function stat(node, i, option, priors) {
+  let s = node.sides[i].get(option);
+  if (!s) node.sides[i].set(option, s = {n: 0, w: 0, p: priors.get(option) || 0, refused: false});
+  return s;
 }
 
 /** What a simulated side may choose now: choice strings, none where it waits. */

@@ -14,8 +14,10 @@ with a `weight`, the one that maximises
 
 where value is the search's mean value of the action (for an action the search never tried, the
 mean over the ones it did): a few dozen visits estimate an action's value better than they rank
-actions by visits, and the policy's preferences stand where the values hardly differ. Where the
-search fails or has nothing to search, the policy decides alone.
+actions by visits, and the policy's preferences stand where the values hardly differ. With
+`halve` M, our root choices are searched by sequential halving over the policy's M likeliest
+(every candidate visited alike, the worse half by that score dropped each round) and the last one
+standing is played. Where the search fails or has nothing to search, the policy decides alone.
 
 The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
 from __future__ import annotations
@@ -33,6 +35,7 @@ DEFAULT_NODES = 64
 DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
 DEFAULT_WEIGHT = 0.0
+HALVING_WEIGHT = 8.0  # a weight where halving is asked for without one
 
 
 class SearchPlayer(GuidedPlayer):
@@ -41,21 +44,24 @@ class SearchPlayer(GuidedPlayer):
     `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
-    of this module)."""
+    of this module); `halve`: sequential halving at the root over that many candidates (0: none;
+    it needs a weight and a budget of nodes)."""
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
-                 weight: float = DEFAULT_WEIGHT, seed: int | None = None):
+                 weight: float = DEFAULT_WEIGHT, halve: int = 0, seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
-                or not 0 <= net <= 1 or batch < 1 or not weight >= 0):
+                or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
+                or (halve > 1 and not (nodes and weight > 0))):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
-                             f"0 <= net <= 1, batch >= 1 and weight >= 0, got nodes={nodes}, ms={ms}, worlds={worlds}, "
-                             f"c={c}, foe={foe!r}, net={net}, batch={batch}, weight={weight}")
+                             f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs nodes and a weight), "
+                             f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
+                             f"batch={batch}, weight={weight}, halve={halve}")
         super().__init__(policy)
-        self.weight = float(weight)
+        self.weight = float(weight)  # (in options too: the search chooses)
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
-                        "net": float(net), "batch": int(batch)}
+                        "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve)}
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
@@ -82,8 +88,7 @@ class SearchPlayer(GuidedPlayer):
                 continue
             if result is None:
                 continue
-            best = int(a[best_valued(result["visits"], result["values"], p, self.weight) if self.weight
-                         else most_visited(result["visits"], p)])
+            best = int(a[result["best"]])
             self.searched += 1
             self.nodes += result["nodes"]
             self.steps += result["steps"]
@@ -100,20 +105,3 @@ def prior(p: np.ndarray) -> np.ndarray:
     total = p.sum()
     return p / total if total > 0 else np.full(len(p), 1.0 / len(p))
 
-
-def most_visited(visits, p: np.ndarray) -> int:
-    """The candidate visited most; among equals, the one the policy prefers."""
-    visits = np.asarray(visits, dtype=np.float64)
-    best = np.flatnonzero(visits == visits.max())
-    return int(best[np.argmax(p[best])])
-
-
-def best_valued(visits, values, p: np.ndarray, weight: float) -> int:
-    """The candidate with the highest log p + weight * value; a candidate never visited counts
-    the visited ones' mean value."""
-    visits = np.asarray(visits, dtype=np.float64)
-    values = np.array([np.nan if v is None else v for v in values], dtype=np.float64)
-    seen = visits > 0
-    mean = float(np.sum(values[seen] * visits[seen]) / visits[seen].sum()) if seen.any() else 0.5
-    values = np.where(seen, values, mean)
-    return int(np.argmax(np.log(np.maximum(p, 1e-12)) + weight * values))

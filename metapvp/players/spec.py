@@ -33,6 +33,8 @@
                                             default: by how hard each move hits)
   searchNqQ:MODEL                           the action maximising log p + Q * its searched value
                                             (without q: the action visited most)
+  searchNhM:MODEL                           our choices at the root searched by sequential
+                                            halving over the M likeliest (q8 without q)
 """
 from __future__ import annotations
 
@@ -44,7 +46,8 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS, SearchPlayer
+from metapvp.players.search import (DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS, HALVING_WEIGHT,
+                                     SearchPlayer)
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -95,7 +98,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
     if re.match(r"search[^.:]*:", spec):   # (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][qQ]:MODEL, e.g. search64x2v0.5:agent")
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ]:MODEL, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -165,15 +168,16 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:q([0-9.]+))?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd][qQ]:MODEL: the models' probabilities as the prior of a search
-    with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V by the
-    network and 1 - V by material, the foe's prior uniform (u) or by damage (d), the action
-    chosen by log p + Q * value (without q: visits)."""
+    """search[N|Nms][xW][vV][fu|fd][hM][qQ]:MODEL: the models' probabilities as the prior of a
+    search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
+    by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
+    choices by sequential halving over the M likeliest, the action chosen by log p + Q * value
+    (without q: the most visited; with halving, HALVING_WEIGHT)."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -182,13 +186,16 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     nodes, ms = (0, budget) if m.group(2) else (budget, 0)
     worlds = int(m.group(3) or DEFAULT_WORLDS)
     net = _number(m.group(4), DEFAULT_NET)
-    weight = _number(m.group(6), DEFAULT_WEIGHT)
-    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000:
+    halve = int(m.group(6) or 0)
+    weight = _number(m.group(7), HALVING_WEIGHT if halve else DEFAULT_WEIGHT)
+    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
+            or halve == 1 or halve > 16 or (halve and (ms or not weight)):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
-                        f"the network's share of a leaf's value from 0 to 1 and a value weight from 0 to 1000")
+                        f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
+                        f"halving over 2 to 16 candidates (with a budget of visits and a weight above 0)")
     foe = FOE_PRIORS[m.group(5) or "d"]
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
-                        weight=weight, seed=seed)
+                        weight=weight, halve=halve, seed=seed)
 
 
 def _number(text: str | None, default: float) -> float:

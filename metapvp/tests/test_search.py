@@ -12,7 +12,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine import Simulator
 from metapvp.engine.v8 import checks_context
 from metapvp.players import make_player
-from metapvp.players.search import SearchPlayer, best_valued, most_visited
+from metapvp.players.search import SearchPlayer
 from metapvp.players.spec import SpecError
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
@@ -25,9 +25,11 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         v8 = checks_context()
-        # a deeper search where the foe can Terastallize: its drawn Tera type gets played
+        # a deeper search where the foe can Terastallize (its drawn Tera type gets played), our
+        # root choices by sequential halving there
+        deeper = {"nodes": 32, "halve": 4, "weight": 8}
         cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1],
-                                                    "nodes": 32 if f == "gen9randombattle" else 8})
+                                                    **(deeper if f == "gen9randombattle" else {"nodes": 8})})
                        for f in FORMATS}
 
     def test_every_world_agrees_with_what_was_seen(self):
@@ -45,7 +47,7 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
     def test_a_node_budget_with_a_seed_gives_the_same_search(self):
         for f, r in self.results.items():
             with self.subTest(format=f):
-                self.assertEqual(r["not_reproduced"], 0)
+                self.assertEqual((r["not_reproduced"], r["over_budget"]), (0, 0))
 
 
 class LeafEncodingTest(unittest.TestCase):
@@ -78,7 +80,8 @@ class BudgetTest(unittest.TestCase):
                 start = time.perf_counter()
                 r = sim.search([key], [legal], [prior], [1], {"nodes": 0, "ms": ms})[0]
                 wall = (time.perf_counter() - start) * 1000
-                self.assertGreaterEqual(r["nodes"], 0 if ms < 100 else 10, r)
+                # (no count of visits asked for: it depends on how loaded the machine is)
+                self.assertGreaterEqual(r["nodes"], 0 if ms < 100 else 1, r)
                 # one visit is a few milliseconds: the search stops at the first visit past the
                 # budget (the margins allow for a loaded machine)
                 self.assertLess(r["ms"], ms + 50, r)
@@ -109,25 +112,31 @@ class SearchPlayerTest(unittest.TestCase):
                          ["damage", "uniform", "damage"])
         self.assertEqual([make_player(s).weight for s in ("search:agent", "search64q8:agent", "search8fuq2.5:agent")],
                          [0.0, 8.0, 2.5])
+        self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, ("search64h4:agent", "search64h3q4:agent"))],
+                         [(4, 8.0), (3, 4.0)])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
-                    "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent"):
+                    "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
+                    "search8h4q0:agent", "search100msh4:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
             make_player("search8fx:agent")
 
-    def test_the_most_visited_wins_and_the_policy_breaks_ties(self):
-        self.assertEqual(most_visited([3, 9, 1], np.array([0.5, 0.2, 0.3])), 1)
-        self.assertEqual(most_visited([4, 4, 1], np.array([0.2, 0.5, 0.3])), 1)
+    def test_the_action_played(self):
+        v8 = checks_context()
 
-    def test_by_value_a_clearly_better_value_overrides_the_policy(self):
-        p = np.array([0.6, 0.3, 0.1])
-        # values close together: the policy's choice stands; far apart: the better value wins
-        self.assertEqual(best_valued([30, 20, 14], [0.52, 0.55, 0.5], p, 8.0), 0)
-        self.assertEqual(best_valued([30, 20, 14], [0.40, 0.70, 0.5], p, 8.0), 1)
+        def best(visits, values, prior, weight):
+            return v8.checks("bestAction", {"visits": visits, "values": values, "prior": prior, "weight": weight})
+        # without a weight: the most visited, the policy breaking ties
+        self.assertEqual(best([3, 9, 1], [0.5, 0.5, 0.5], [0.5, 0.2, 0.3], 0), 1)
+        self.assertEqual(best([4, 4, 1], [0.5, 0.5, 0.5], [0.2, 0.5, 0.3], 0), 1)
+        # by value: close values leave the policy's choice, a clearly better value overrides it
+        p = [0.6, 0.3, 0.1]
+        self.assertEqual(best([30, 20, 14], [0.52, 0.55, 0.5], p, 8), 0)
+        self.assertEqual(best([30, 20, 14], [0.40, 0.70, 0.5], p, 8), 1)
         # an action never visited counts the visited ones' mean: it cannot win on value alone
-        self.assertEqual(best_valued([10, 10, 0], [0.5, 0.5, None], np.array([0.2, 0.2, 0.6]), 8.0), 2)
-        self.assertEqual(best_valued([10, 10, 0], [0.9, 0.5, None], np.array([0.3, 0.3, 0.4]), 8.0), 0)
+        self.assertEqual(best([10, 10, 0], [0.5, 0.5, None], [0.2, 0.2, 0.6], 8), 2)
+        self.assertEqual(best([10, 10, 0], [0.9, 0.5, None], [0.3, 0.3, 0.4], 8), 0)
 
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
