@@ -21,6 +21,8 @@ from pathlib import Path
 
 import yaml
 
+from metapvp.tests.checkout import copy_checkout
+
 ROOT = Path(__file__).resolve().parents[1]
 MUTATIONS = ROOT / "scripts" / "mutations.yml"
 
@@ -38,13 +40,9 @@ def load(path: Path = MUTATIONS) -> list[dict]:
     return entries
 
 
-def copy_checkout(dest: Path):
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for rel in filter(None, files.decode().split("\0")):
-        src = ROOT / rel
-        if src.is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dest / rel)
+def copy_built_checkout(dest: Path):
+    """The tracked files, with this checkout's node modules and bundles (nothing to rebuild)."""
+    copy_checkout(dest)
     (dest / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
     shutil.copytree(ROOT / "build", dest / "build", ignore=shutil.ignore_patterns("bundle.stamp"))
 
@@ -68,7 +66,7 @@ def main() -> int:
     copy = Path(tempfile.mkdtemp(prefix="metapvp-mutate-"))
     rows, missed = [], []
     try:
-        copy_checkout(copy)
+        copy_built_checkout(copy)
         seen = subprocess.run([sys.executable, "-c", "import metapvp; print(metapvp.ROOT)"], cwd=copy,
                               env={**os.environ, "PYTHONPATH": str(copy)}, capture_output=True, text=True).stdout
         if Path(seen.strip()) != copy:

@@ -11,15 +11,7 @@ import unittest
 from pathlib import Path
 
 from metapvp import ROOT
-
-
-def copy_checkout(dest: Path):
-    """The tracked files of this checkout, as a fresh clone (or a mount) would have them."""
-    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for rel in filter(None, files.decode().split("\0")):
-        if (ROOT / rel).is_file():
-            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / rel, dest / rel)
+from metapvp.tests.checkout import copy_checkout
 
 
 def script(path: Path, body: str) -> Path:
