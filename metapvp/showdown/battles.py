@@ -41,7 +41,6 @@ class BattleState:
     error: str | None = None
     rating: tuple | None = None                      # (before, after) when the server says
     timed_out: bool = False                          # we lost to the battle timer
-    received: float = 0.0                            # when the message being handled arrived
     decision_ms: list = field(default_factory=list)  # per choice sent: ms from its message to the send
 
 
@@ -67,7 +66,7 @@ class LiveBattles:
             return self.fail(b, f"{type(e).__name__}: {e}")
 
     def _handle(self, b: BattleState, room: str, message: str) -> list[str]:
-        b.received = time.perf_counter()
+        arrived = time.perf_counter()  # a decision's time counts from its message's arrival
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
             self.engine.close_view(room, b.perspective)
@@ -106,9 +105,9 @@ class LiveBattles:
             return []
         if b.answered and rec.rqid != b.answered[0]:
             b.recovered = b.invalid + b.unavailable   # a new request: every refusal before it was got past
-        return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()})
+        return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()}, arrived)
 
-    def decide(self, b: BattleState, rqid, refusals: int, obs: dict) -> list[str]:
+    def decide(self, b: BattleState, rqid, refusals: int, obs: dict, arrived: float) -> list[str]:
         b.answered = (rqid, refusals)
         mask = obs["action.mask"]  # refused actions are masked out already
         if not mask.any():
@@ -116,7 +115,7 @@ class LiveBattles:
         action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
         action = allowed(action, mask[0])  # a scripted player that cannot see our bans
         choice = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
-        b.decision_ms.append((time.perf_counter() - b.received) * 1000)
+        b.decision_ms.append((time.perf_counter() - arrived) * 1000)
         return [choice]
 
     def choice_for(self, b: BattleState, action: int) -> str | None:
