@@ -7,7 +7,7 @@ import {checkMasks} from './maskcheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
-import {bestAction} from '../src/search.js';
+import {bestAction} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
 Object.assign(globalThis.metapvp, {
