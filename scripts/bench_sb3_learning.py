@@ -1,0 +1,71 @@
+"""How many steps the project's network needs under Stable-Baselines3 to beat a random player:
+sb3-contrib's Maskable PPO with metapvp.integrations.sb3.MetapvpPolicy, from a fresh network, on
+`metapvp/Gen9RandomBattle-v0` against random (a DummyVecEnv of --envs environments), then the
+learned network played by the project's own player in --battles battles against random, its
+actions sampled and its most probable (SB3's `deterministic=True`).
+
+    ./rp scripts/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
+                                       [--lr 1e-3] [--n-steps 64] [--batch 64] [--epochs 10] [--envs 8]
+
+One line per (steps, seed): the win rates with their 95% intervals and the seconds learning took.
+A benchmark, not a test (the suite's test is test_integrations.py): the figures vary with the
+seed, so read them over several."""
+import argparse
+import time
+
+import gymnasium
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.vec_env import DummyVecEnv
+
+import metapvp.gym  # noqa: F401 -- registers the ids
+from metapvp.arena import play
+from metapvp.arena.stats import wilson
+from metapvp.gym.spaces import DEFAULT_CONTRACT
+from metapvp.integrations.sb3 import MetapvpPolicy
+from metapvp.players import make_player
+from metapvp.players.neural import NeuralPlayer
+
+
+def learn(steps: int, seed: int, args) -> tuple[torch.nn.Module, float]:
+    env = DummyVecEnv([lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random")] * args.envs)
+    model = MaskablePPO(MetapvpPolicy, env, n_steps=args.n_steps, batch_size=args.batch, n_epochs=args.epochs,
+                        learning_rate=args.lr, seed=seed)
+    start = time.perf_counter()
+    model.learn(steps)
+    seconds = time.perf_counter() - start
+    env.close()
+    return model.policy.net.eval(), seconds
+
+
+def win_rate(net, battles: int, greedy: bool) -> float:
+    player = NeuralPlayer(net, name="sb3", seed=1, contract=DEFAULT_CONTRACT)
+    results = list(play(player, make_player("random", 2), "gen9randombattle", range(battles), seed=9,
+                        concurrency=50, greedy=(greedy, False)))
+    return (sum(r.winner == "a" for r in results) + 0.5 * sum(r.winner == "tie" for r in results)) / battles
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--steps", default="4096,8192,16384", help="learning steps, comma-separated")
+    ap.add_argument("--seeds", default="0,1,2", help="comma-separated")
+    ap.add_argument("--battles", type=int, default=100)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--n-steps", type=int, default=64, help="steps per environment per update")
+    ap.add_argument("--batch", type=int, default=64)
+    ap.add_argument("--epochs", type=int, default=10)
+    ap.add_argument("--envs", type=int, default=8)
+    args = ap.parse_args()
+    torch.set_num_threads(1)
+    print(f"{'steps':>6} {'seed':>4}  {'sampled':>7} {'95% CI':>9}  {'greedy':>7} {'95% CI':>9}  {'learning s':>10}")
+    for steps in [int(s) for s in args.steps.split(",")]:
+        for seed in [int(s) for s in args.seeds.split(",")]:
+            net, seconds = learn(steps, seed, args)
+            rates = [win_rate(net, args.battles, greedy) for greedy in (False, True)]
+            cis = [wilson(r, args.battles) for r in rates]
+            print(f"{steps:>6} {seed:>4}  " + "  ".join(f"{r:>7.2f} {lo:.2f}-{hi:.2f}" for r, (lo, hi) in zip(rates, cis))
+                  + f"  {seconds:>10.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()
