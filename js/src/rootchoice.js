@@ -28,38 +28,50 @@ function argmax(xs) {
   return best;
 }
 
-/** Sequential halving over the `m` likeliest of the `candidates` (indices into the prior), in
- * rounds of about `budget` / rounds visits each (see the top of this file). */
+/** Sequential halving over the `m` likeliest of the `candidates` (indices into the prior): the
+ * budget ({nodes} or {ms, started}) split into equal shares, one a round; a round visits every
+ * candidate still standing alike, in whole cycles, until its share is spent (at least once
+ * each), then the better half by score stays. */
 export class Halving {
   constructor(candidates, prior, m, budget) {
     this.alive = [...candidates].sort((a, b) => prior[b] - prior[a]).slice(0, m);
     this.rounds = Math.max(1, Math.ceil(Math.log2(this.alive.length)));
     this.budget = budget;
+    this.round = 0;
+    this.cycles = 0;     // whole cycles this round
+    this.handed = 0;     // visits handed out
     this.queue = [];
     this.done = this.alive.length < 2;
-    this.fill();
   }
 
-  fill() {
-    const each = Math.max(1, Math.floor(this.budget / (this.rounds * this.alive.length)));
-    for (let r = 0; r < each; r++) this.queue.push(...this.alive);
+  /** Whether this round's share has room for another cycle. */
+  room() {
+    const {nodes, ms, started} = this.budget, share = (this.round + 1) / this.rounds;
+    if (nodes > 0) return this.handed + this.alive.length <= Math.floor(nodes * share);
+    return Date.now() - started < ms * share;
   }
 
-  /** The candidate to visit next; null where the round is over and `pending` leaves still wait
-   * for their values (or halving is done). `scores()`: each candidate's score now. */
+  /** The candidate to visit next; null where halving is done, or the round is over and
+   * `pending` leaves still wait for their values. `scores()`: each candidate's score now. */
   next(scores, pending) {
     if (this.done) return null;
     if (!this.queue.length) {
-      if (pending) return null;
-      const score = scores();
-      this.alive.sort((a, b) => score[b] - score[a]);
-      this.alive = this.alive.slice(0, Math.ceil(this.alive.length / 2));
-      if (this.alive.length < 2) {
-        this.done = true;
-        return null;
+      if (this.cycles && !this.room()) {
+        if (pending) return null;
+        const score = scores();
+        this.alive.sort((a, b) => score[b] - score[a]);
+        this.alive = this.alive.slice(0, Math.ceil(this.alive.length / 2));
+        this.round++;
+        this.cycles = 0;
+        if (this.alive.length < 2) {
+          this.done = true;
+          return null;
+        }
       }
-      this.fill();
+      this.queue.push(...this.alive);
+      this.cycles++;
     }
+    this.handed++;
     return this.queue.shift();
   }
 

@@ -149,9 +149,9 @@ class Search {
     }
     this.nothing = !this.worlds.length;
     if (this.nothing || !(o.halve > 1)) return;
-    if (!(o.nodes > 0) || !(o.weight > 0)) throw new Error('search: halving needs a budget of nodes and a weight');
+    if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
     const searchable = actions.map((a, k) => k).filter(k => this.worlds.some(w => w.choices[k] !== null));
-    this.halving = new Halving(searchable, prior, o.halve, o.nodes);
+    this.halving = new Halving(searchable, prior, o.halve, {nodes: o.nodes, ms: o.ms, started: this.started});
   }
 
   budgetLeft() {

@@ -45,16 +45,16 @@ class SearchPlayer(GuidedPlayer):
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
-    it needs a weight and a budget of nodes)."""
+    it needs a weight)."""
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = 0, seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
-                or (halve > 1 and not (nodes and weight > 0))):
+                or (halve > 1 and not weight > 0)):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
-                             f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs nodes and a weight), "
+                             f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
                              f"batch={batch}, weight={weight}, halve={halve}")
         super().__init__(policy)

@@ -189,10 +189,10 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     halve = int(m.group(6) or 0)
     weight = _number(m.group(7), HALVING_WEIGHT if halve else DEFAULT_WEIGHT)
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
-            or halve == 1 or halve > 16 or (halve and (ms or not weight)):
+            or halve == 1 or halve > 16 or (halve and not weight):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
                         f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
-                        f"halving over 2 to 16 candidates (with a budget of visits and a weight above 0)")
+                        f"halving over 2 to 16 candidates (with a weight above 0)")
     foe = FOE_PRIORS[m.group(5) or "d"]
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
                         weight=weight, halve=halve, seed=seed)

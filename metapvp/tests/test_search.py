@@ -76,9 +76,9 @@ class BudgetTest(unittest.TestCase):
             key, legal = first_decision(sim)
             prior = [1 / len(legal)] * len(legal)
             sim.search([key], [legal], [prior], [1], {"nodes": 1})  # the format's set data, made once
-            for ms in (20, 100):
+            for ms, root in [(20, {}), (100, {}), (100, {"halve": 4, "weight": 8})]:
                 start = time.perf_counter()
-                r = sim.search([key], [legal], [prior], [1], {"nodes": 0, "ms": ms})[0]
+                r = sim.search([key], [legal], [prior], [1], {"nodes": 0, "ms": ms, **root})[0]
                 wall = (time.perf_counter() - start) * 1000
                 # (no count of visits asked for: it depends on how loaded the machine is)
                 self.assertGreaterEqual(r["nodes"], 0 if ms < 100 else 1, r)
@@ -87,6 +87,24 @@ class BudgetTest(unittest.TestCase):
                 self.assertLess(r["ms"], ms + 50, r)
                 self.assertLess(wall, ms + 150)
                 self.assertEqual(sum(r["visits"]), r["nodes"])
+        finally:
+            sim.close()
+
+    def test_halving_visits_its_candidates_alike_and_keeps_the_better_half(self):
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            self.assertGreater(len(legal), 4)
+            prior = np.linspace(2, 1, len(legal))
+            prior = (prior / prior.sum()).tolist()
+            r = sim.search([key], [legal], [prior], [1], {"nodes": 64, "halve": 4, "weight": 8})[0]
+            # two rounds of 32 visits: the 4 likeliest 8 each, then the better 2 of them 16 more
+            self.assertEqual(sorted(v for v in r["visits"] if v), [8, 8, 24, 24], r)
+            self.assertEqual([k for k, v in enumerate(r["visits"]) if v], [0, 1, 2, 3])
+            self.assertEqual(r["visits"][r["best"]], 24)
+            # the one played: the better of the two kept, by log p + 8 * value at the end
+            kept = [k for k, v in enumerate(r["visits"]) if v == 24]
+            self.assertEqual(r["best"], max(kept, key=lambda k: np.log(prior[k]) + 8 * r["values"][k]))
         finally:
             sim.close()
 
@@ -112,11 +130,12 @@ class SearchPlayerTest(unittest.TestCase):
                          ["damage", "uniform", "damage"])
         self.assertEqual([make_player(s).weight for s in ("search:agent", "search64q8:agent", "search8fuq2.5:agent")],
                          [0.0, 8.0, 2.5])
-        self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, ("search64h4:agent", "search64h3q4:agent"))],
-                         [(4, 8.0), (3, 4.0)])
+        self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, ("search64h4:agent", "search64h3q4:agent",
+                                                                                    "search150msh4:agent"))],
+                         [(4, 8.0), (3, 4.0), (4, 8.0)])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
-                    "search8h4q0:agent", "search100msh4:agent"):
+                    "search8h4q0:agent", "search8h17:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
