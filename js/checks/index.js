@@ -7,7 +7,7 @@ import {checkMasks} from './maskcheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
-import {bestAction} from '../src/rootchoice.js';
+import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
 Object.assign(globalThis.metapvp, {
@@ -16,6 +16,14 @@ Object.assign(globalThis.metapvp, {
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
+  // sequential halving with each candidate's value fixed: {visits per candidate, best}
+  halving({prior, m, nodes, values, weight}) {
+    const halving = new Halving(prior.map((p, k) => k), prior, m, {nodes});
+    const visits = prior.map(() => 0);
+    const scores = () => valueScores(visits, values, prior, weight);
+    for (let k; (k = halving.next(scores, 0)) !== null;) visits[k]++;
+    return JSON.stringify({visits, best: halving.best(scores())});
+  },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(loadedContract(), battles, batch, encode); },

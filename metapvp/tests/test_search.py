@@ -157,6 +157,17 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(best([10, 10, 0], [0.5, 0.5, None], [0.2, 0.2, 0.6], 8), 2)
         self.assertEqual(best([10, 10, 0], [0.9, 0.5, None], [0.3, 0.3, 0.4], 8), 0)
 
+    def test_halving_keeps_the_better_half(self):
+        v8 = checks_context()
+        prior = [0.4, 0.3, 0.15, 0.1, 0.05]
+        # the fourth likeliest has by far the best value: it survives both rounds and is played;
+        # the least likely is never visited (only the 4 likeliest are candidates)
+        r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5, 0.3, 0.4, 0.9, 1.0], "weight": 8})
+        self.assertEqual(r, {"visits": [24, 8, 8, 24, 0], "best": 3})
+        # values alike: the policy's order decides
+        r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5] * 5, "weight": 8})
+        self.assertEqual(r, {"visits": [24, 24, 8, 8, 0], "best": 0})
+
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
             with self.subTest(backend=name, spec=spec):
