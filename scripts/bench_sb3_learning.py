@@ -6,6 +6,7 @@ actions sampled and its most probable (SB3's `deterministic=True`).
 
     ./rp scripts/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
                                        [--lr 1e-3] [--n-steps 64] [--batch 64] [--epochs 10] [--envs 8]
+                                       [--damage 0]
 
 One line per (steps, seed): the win rates with their 95% intervals and the seconds learning took.
 A benchmark, not a test (the suite's test is test_integrations.py): the figures vary with the
@@ -28,7 +29,8 @@ from metapvp.players.neural import NeuralPlayer
 
 
 def learn(steps: int, seed: int, args) -> tuple[torch.nn.Module, float]:
-    env = DummyVecEnv([lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random")] * args.envs)
+    rewards = {"damage_dealt": args.damage, "damage_taken": -args.damage}
+    env = DummyVecEnv([lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random", rewards=rewards)] * args.envs)
     model = MaskablePPO(MetapvpPolicy, env, n_steps=args.n_steps, batch_size=args.batch, n_epochs=args.epochs,
                         learning_rate=args.lr, seed=seed)
     start = time.perf_counter()
@@ -55,6 +57,8 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--envs", type=int, default=8)
+    ap.add_argument("--damage", type=float, default=0.0,
+                    help="shaping: this much reward per whole Pokemon's HP dealt, minus as much per HP taken")
     args = ap.parse_args()
     torch.set_num_threads(1)
     print(f"{'steps':>6} {'seed':>4}  {'sampled':>7} {'95% CI':>9}  {'greedy':>7} {'95% CI':>9}  {'learning s':>10}")
