@@ -7,17 +7,17 @@ chance sampled along the way. Our prior at the root is the policy's; new positio
 by material, by the network's value head (the position encoded as the player would see it), or a
 blend; where the network values a position, its policy is our prior there.
 
-The action played is the one visited most (the policy's most probable action breaks ties), or,
-with a `weight`, the one that maximises
+By default our root choices are searched by sequential halving over the policy's `halve` (4)
+likeliest: every candidate visited alike in rounds, the worse half dropped after each by
 
     log p(action) + weight * value(action)
 
-where value is the search's mean value of the action (for an action the search never tried, the
-mean over the ones it did): a few dozen visits estimate an action's value better than they rank
-actions by visits, and the policy's preferences stand where the values hardly differ. With
-`halve` M, our root choices are searched by sequential halving over the policy's M likeliest
-(every candidate visited alike, the worse half by that score dropped each round) and the last one
-standing is played. Where the search fails or has nothing to search, the policy decides alone.
+where value is the search's mean value of the action; the last one standing is played. A few
+dozen visits estimate an action's value better than they rank actions by visits, and the
+policy's preferences stand where the values hardly differ. With `halve` 0 our root choices are
+picked by PUCT like every other, and the action played is the one with the highest score above
+(an action never tried counting the tried ones' mean value), or with `weight` 0 the one visited
+most. Where the search fails or has nothing to search, the policy decides alone.
 
 The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
 from __future__ import annotations
@@ -34,8 +34,8 @@ log = logging.getLogger(__name__)
 DEFAULT_NODES = 64
 DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
-DEFAULT_WEIGHT = 0.0
-HALVING_WEIGHT = 8.0  # a weight where halving is asked for without one
+DEFAULT_WEIGHT = 8.0   # (the lookahead's weight 4 on material, in the search's value scale)
+DEFAULT_HALVE = 4
 
 
 class SearchPlayer(GuidedPlayer):
@@ -49,7 +49,7 @@ class SearchPlayer(GuidedPlayer):
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
-                 weight: float = DEFAULT_WEIGHT, halve: int = 0, seed: int | None = None):
+                 weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0)):

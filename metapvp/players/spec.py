@@ -31,10 +31,11 @@
                                             1 - V by material (0 to 1)
   searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
                                             default: by how hard each move hits)
-  searchNqQ:MODEL                           the action maximising log p + Q * its searched value
-                                            (without q: the action visited most)
   searchNhM:MODEL                           our choices at the root searched by sequential
-                                            halving over the M likeliest (q8 without q)
+                                            halving over the M likeliest (4 without h; h0: by
+                                            PUCT like every other node)
+  searchNqQ:MODEL                           the action kept: the highest log p + Q * its searched
+                                            value (8 without q; h0q0: the one visited most)
 """
 from __future__ import annotations
 
@@ -46,7 +47,7 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import (DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS, HALVING_WEIGHT,
+from metapvp.players.search import (DEFAULT_HALVE, DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS,
                                      SearchPlayer)
 
 BUILTIN = {
@@ -176,8 +177,8 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     """search[N|Nms][xW][vV][fu|fd][hM][qQ]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
-    choices by sequential halving over the M likeliest, the action chosen by log p + Q * value
-    (without q: the most visited; with halving, HALVING_WEIGHT)."""
+    choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
+    value (0: the most visited; halving needs Q above 0)."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -186,8 +187,8 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     nodes, ms = (0, budget) if m.group(2) else (budget, 0)
     worlds = int(m.group(3) or DEFAULT_WORLDS)
     net = _number(m.group(4), DEFAULT_NET)
-    halve = int(m.group(6) or 0)
-    weight = _number(m.group(7), HALVING_WEIGHT if halve else DEFAULT_WEIGHT)
+    halve = int(m.group(6)) if m.group(6) else DEFAULT_HALVE
+    weight = _number(m.group(7), DEFAULT_WEIGHT)
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
             or halve == 1 or halve > 16 or (halve and not weight):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "

@@ -128,14 +128,13 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(make_player("search16x2v0.25:agent").options["net"], 0.25)
         self.assertEqual([make_player(s).options["foe"] for s in ("search:agent", "search64fu:agent", "search8v1fd:agent")],
                          ["damage", "uniform", "damage"])
-        self.assertEqual([make_player(s).weight for s in ("search:agent", "search64q8:agent", "search8fuq2.5:agent")],
-                         [0.0, 8.0, 2.5])
-        self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, ("search64h4:agent", "search64h3q4:agent",
-                                                                                    "search150msh4:agent"))],
-                         [(4, 8.0), (3, 4.0), (4, 8.0)])
+        specs = ("search:agent", "search64h0:agent", "search64h0q0:agent", "search8fuq2.5:agent", "search64h3q4:agent",
+                 "search150msh2:agent")
+        self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, specs)],
+                         [(4, 8.0), (0, 8.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 8.0)])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
-                    "search8h4q0:agent", "search8h17:agent"):
+                    "search8q0:agent", "search8h17:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
