@@ -313,8 +313,8 @@ function newNode() {
 }
 
 /** One visit: from the root down the tree, both sides picking (side 0 is us, 1 the foe; our
- * root choice `forced` where given), to a new node or the battle's end. Returns the leaf: {world, path, node, battle, material (our
- * value by material), steps (turns simulated)}. */
+ * root choice `forced` where given), to a new node or the battle's end. Returns the leaf:
+ * {world, path, node, battle, material (our value by material), steps (turns simulated)}. */
 function visit(world, o, random, forced = null) {
   const path = [];
   let node = world.root, battle;
