@@ -21,7 +21,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 
 import metapvp.gym  # noqa: F401 -- registers the ids
 from metapvp.arena import play
-from metapvp.arena.stats import wilson
+from metapvp.arena.stats import summarize
 from metapvp.gym.spaces import DEFAULT_CONTRACT
 from metapvp.integrations.sb3 import MetapvpPolicy
 from metapvp.players import make_player
@@ -40,11 +40,13 @@ def learn(steps: int, seed: int, args) -> tuple[torch.nn.Module, float]:
     return model.policy.net.eval(), seconds
 
 
-def win_rate(net, battles: int, greedy: bool) -> float:
+def win_rate(net, battles: int, greedy: bool) -> tuple[float, list[float]]:
+    """(win rate, its 95% interval) over `battles` against random."""
     player = NeuralPlayer(net, name="sb3", seed=1, contract=DEFAULT_CONTRACT)
     results = list(play(player, make_player("random", 2), "gen9randombattle", range(battles), seed=9,
                         concurrency=50, greedy=(greedy, False)))
-    return (sum(r.winner == "a" for r in results) + 0.5 * sum(r.winner == "tie" for r in results)) / battles
+    won = summarize(*(sum(r.winner == w for r in results) for w in ("a", "b", "tie")))
+    return won["p1_win_rate"], won["p1_win_rate_ci95"]
 
 
 def main():
@@ -66,8 +68,7 @@ def main():
         for seed in [int(s) for s in args.seeds.split(",")]:
             net, seconds = learn(steps, seed, args)
             rates = [win_rate(net, args.battles, greedy) for greedy in (False, True)]
-            cis = [wilson(r, args.battles) for r in rates]
-            print(f"{steps:>6} {seed:>4}  " + "  ".join(f"{r:>7.2f} {lo:.2f}-{hi:.2f}" for r, (lo, hi) in zip(rates, cis))
+            print(f"{steps:>6} {seed:>4}  " + "  ".join(f"{r:>7.2f} {lo:.2f}-{hi:.2f}" for r, (lo, hi) in rates)
                   + f"  {seconds:>10.0f}", flush=True)
 
 

@@ -220,8 +220,7 @@ class Search {
     return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null))};
   }
 
-  scores() {
-    const {visits, values} = this.rootStats();
+  scores({visits, values} = this.rootStats()) {
     return valueScores(visits, values, this.prior, this.o.weight);
   }
 
@@ -229,8 +228,8 @@ class Search {
    * steps, ms}; null where there was nothing to search. */
   result() {
     if (this.nothing) return null;
-    const {visits, values} = this.rootStats();
-    const best = this.halving ? this.halving.best(this.scores()) : bestAction(visits, values, this.prior, this.o.weight);
+    const stats = this.rootStats(), {visits, values} = stats;
+    const best = this.halving ? this.halving.best(this.scores(stats)) : bestAction(visits, values, this.prior, this.o.weight);
     return {best, visits, values, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
       ms: Date.now() - this.started};
   }

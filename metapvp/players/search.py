@@ -58,7 +58,6 @@ class SearchPlayer(GuidedPlayer):
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
                              f"batch={batch}, weight={weight}, halve={halve}")
         super().__init__(policy)
-        self.weight = float(weight)  # (in options too: the search chooses)
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve)}
@@ -67,6 +66,10 @@ class SearchPlayer(GuidedPlayer):
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
         self.nodes = self.steps = 0         # visits and simulated turns over all searches
         self.times: list[int] = []          # milliseconds each search took
+
+    @property
+    def weight(self) -> float:
+        return self.options["weight"]
 
     def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
         """The actions the search keeps, given the policy's probabilities (evaluate())."""
