@@ -1,9 +1,10 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, knowledgecheck, worldcheck) and measures it (rawsim, clientonly). None of it ships in
+// (maskcheck, doublescheck, knowledgecheck, worldcheck) and measures it (rawsim, clientonly). None of it ships in
 // build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
+import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
@@ -12,6 +13,7 @@ import {feedClientOnly, replayEngine} from './clientonly.js';
 
 Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
+  checkDoubles(options) { return JSON.stringify(checkDoubles(options)); },
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
