@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,10 @@ from metapvp import ROOT
 CONTRACTS = ROOT / "contracts" / "environments"
 TABLES = ROOT / "contracts" / "tables"   # dex tables along each contract's vocabularies
 DEFAULT = "singles-v1"
+DOUBLES = "doubles-v1"
+# Showdown's doubles formats by name: random doubles, VGC, 2v2 and the other doubles ladders
+# (a contract of the wrong game type is refused by the encoder, naming both)
+DOUBLES_FORMAT = re.compile(r"doubles|vgc|2v2")
 RESERVED = {"<none>": 0, "<unknown>": 1, "<other>": 2}
 _DTYPES = {"int32": np.dtype("<i4"), "float32": np.dtype("<f4"), "uint8": np.dtype("u1")}
 
@@ -148,6 +153,12 @@ def _layout(specs: list, vocabs: dict, source: str) -> list[Feature]:
         features.append(feat)
         offset += feat.nbytes
     return features
+
+
+def for_format(fmt: str) -> str:
+    """The contract battles of format `fmt` are encoded with where no player needs one in
+    particular: doubles-v1 for doubles formats, singles-v1 for the rest."""
+    return DOUBLES if DOUBLES_FORMAT.search(fmt) else DEFAULT
 
 
 @lru_cache(maxsize=None)

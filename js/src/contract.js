@@ -1,6 +1,8 @@
 // The environment contract, as the encoder uses it: the byte layout of one observation record
 // (computed by the same rule as metapvp/contract.py) and id lookups for every vocabulary.
 
+import {actionTable} from './actiontable.js';
+
 export const RESERVED = {none: 0, unknown: 1, other: 2};
 const DTYPE_BYTES = {int32: 4, float32: 4, uint8: 1};
 
@@ -37,8 +39,14 @@ export class Contract {
     this.tables = spec.tables || {};
     this.heads = spec.actions.heads;
     this.names = {};
-    this.numGimmicks = this.heads[1].size;
-    this.numActions = this.heads[0].size * this.numGimmicks;
+    // the battles its records are for: singles or doubles (actiontable.js)
+    this.gameType = spec.actions.table || 'singles';
+    this.table = actionTable(this.gameType);
+    this.numActions = this.heads.reduce((n, h) => n * h.size, 1);
+    if (this.numActions !== this.table.NUM_ACTIONS) {
+      throw new Error(`contract ${spec.name}: its action heads make ${this.numActions} actions, the ` +
+        `${this.gameType} action table ${this.table.NUM_ACTIONS}`);
+    }
   }
 
   feature(name) {

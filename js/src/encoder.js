@@ -1,7 +1,7 @@
 // Writes one observation record, laid out by the contract, from a PlayerView's client state and
 // its latest request. Each feature has one writer; the contract decides where its values go.
 import {RESERVED} from './contract.js';
-import {writeMask} from './actions.js';
+import {BattleInputError} from './view.js';
 import {knowledgeOf, DAMAGE_COLUMNS, FOE_MOVES} from './knowledge/index.js';
 
 const {none: NONE, unknown: UNKNOWN} = RESERVED;
@@ -25,6 +25,10 @@ export function encode(view, out, row) {
   const c = out.contract;
   const base = row * c.recordBytes;
   out.u8.fill(0, base, base + c.recordBytes);
+  if (view.table !== c.table) {
+    throw new BattleInputError(view.key, undefined, `contract ${c.name} encodes ${c.gameType} battles, ` +
+      `this one is ${view.battle.gameType} (it needs a ${view.battle.gameType} contract)`);
+  }
   const ctx = new Context(view);
   for (const f of c.features) {
     const arr = f.dtype === 'int32' ? out.i32 : f.dtype === 'float32' ? out.f32 : out.u8;
@@ -60,6 +64,7 @@ export const COLUMNS = {
   'pokemon.base_stats': STAT_COLUMNS,
   'pokemon.stats': STAT_COLUMNS,
   'pokemon.boosts': ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'],
+  'pokemon.position': ['left', 'right'],
   'pokemon.flags': ['present', 'revealed', 'active', 'fainted', 'terastallized', 'transformed', 'stats_known',
     'item_known', 'ability_known', 'status_counter'],
   'move.damage': DAMAGE_COLUMNS,
@@ -115,8 +120,10 @@ function eachRow(ctx, fn) {
   }
 }
 
+// An own active Pokemon's part of the request: rows 0 (and 1 in doubles) stand in the positions
+// the request's `active` list follows.
 const activeRequest = (ctx, row, i) =>
-  row.own && i === 0 && ctx.request.active && ctx.request.active[0] ? ctx.request.active[0] : null;
+  row.own && ctx.request.active && ctx.request.active[i] ? ctx.request.active[i] : null;
 
 // Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
 // One Map per generation, so that a lookup builds no key string.
@@ -179,11 +186,16 @@ const WRITERS = {
     });
   },
   'active.volatiles'(ctx, c, f, a, at) {
-    const n = f.shape[1];
+    // [side, volatile] in singles; [side, position, volatile] in doubles
+    const positions = f.shape.length === 3 ? f.shape[1] : 1;
+    const n = f.width;
     ctx.sides.forEach((side, s) => {
-      const p = side.active[0];
-      if (!p) return;
-      for (const id of Object.keys(p.volatiles)) a[at + s * n + c.lookup('volatiles', id)] = 1;
+      for (let k = 0; k < positions; k++) {
+        const p = side.active[k];
+        if (!p) continue;
+        const o = at + (s * positions + k) * n;
+        for (const id of Object.keys(p.volatiles)) a[o + c.lookup('volatiles', id)] = 1;
+      }
     });
   },
   'pokemon.species'(ctx, c, f, a, at) {
@@ -306,6 +318,12 @@ const WRITERS = {
       put(f, a, o, 9, Math.min((p.status === 'slp' ? st.sleepTurns : p.status === 'tox' ? st.toxicTurns : 0) || 0, 8) / 8);
     });
   },
+  'pokemon.position'(ctx, c, f, a, at) {
+    eachRow(ctx, (row, s, i, k) => {
+      const position = row.p ? ctx.sides[s].active.indexOf(row.p) : -1;
+      if (position >= 0 && !row.p.fainted) put(f, a, at + f.width * k, position, 1);
+    });
+  },
   // --- battle knowledge (singles-v2) ---
   'move.damage'(ctx, c, f, a, at) {
     if (!ctx.view.needsDecision) return;
@@ -351,7 +369,7 @@ const WRITERS = {
   },
   'action.mask'(ctx, c, f, a, at) {
     if (!ctx.view.needsDecision) return;
-    writeMask(ctx.request, a, at);
+    c.table.writeMask(ctx.request, a, at);
     for (const x of ctx.view.banned) a[at + x] = 0;
   },
 };

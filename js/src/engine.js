@@ -2,9 +2,8 @@
 // recorded logs): many battle views keyed by (battle id, perspective), fed and encoded in batches.
 import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
-import {legalChoices} from './actions.js';
 import {Output} from './output.js';
-import {POLICIES} from './policies.js';
+import {scriptedAction} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 
@@ -77,9 +76,7 @@ export class Engine {
 
   /** Actions of scripted policy `name` (see policies.js) for [battle, perspective] pairs. */
   scripted(name, keys) {
-    const policy = POLICIES[name];
-    if (!policy) throw new Error(`no scripted policy '${name}'`);
-    return keys.map(([battle, perspective]) => policy(this.view(battle, perspective)));
+    return keys.map(([battle, perspective]) => scriptedAction(name, this.view(battle, perspective)));
   }
 
   /** Lookahead values of candidate actions for [battle, perspective] pairs (see
@@ -99,7 +96,7 @@ export class Engine {
 
   /** Every legal action's choice string in the view's current request, in one call. */
   choices(battle, perspective) {
-    return this.withRequest(battle, perspective, legalChoices);
+    return this.withRequest(battle, perspective, request => this.view(battle, perspective).table.legalChoices(request));
   }
 
   withRequest(battle, perspective, use) {

@@ -7,7 +7,7 @@ import {bindWriters} from './encoder.js';
 import {Engine} from './engine.js';
 import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
-import {legalChoices, NUM_ACTIONS} from './actions.js';
+import {legalChoices} from './actions.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
 import {dexTables} from './dextables.js';
@@ -23,7 +23,7 @@ const metapvp = {
   init(spec, vocabs) {
     contract = new Contract(spec, vocabs);
     bindWriters(contract);
-    return JSON.stringify({recordBytes: contract.recordBytes, numActions: NUM_ACTIONS,
+    return JSON.stringify({recordBytes: contract.recordBytes, numActions: contract.numActions,
       features: contract.features.map(f => ({name: f.name, offset: f.offset}))});
   },
   /** Makes an Engine or a Simulator; returns its handle. */

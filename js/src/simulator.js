@@ -8,7 +8,7 @@ import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
 import {Output} from './output.js';
 import {errorRecord} from './engine.js';
-import {POLICIES} from './policies.js';
+import {scriptedAction} from './policies.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 
@@ -212,9 +212,7 @@ export class Simulator {
 
   /** Actions of scripted policy `name` (see policies.js) for [battle id, side] pairs. */
   scripted(name, keys) {
-    const policy = POLICIES[name];
-    if (!policy) throw new Error(`no scripted policy '${name}'`);
-    return keys.map(([id, side]) => policy(this.view(id, side)));
+    return keys.map(([id, side]) => scriptedAction(name, this.view(id, side)));
   }
 
   /** Lookahead values of candidate actions for [battle id, side] pairs (see

@@ -7,7 +7,7 @@ import {Battle} from '@pkmn/client';
 import {Protocol} from '@pkmn/protocol';
 import {Generations} from '@pkmn/data';
 import {Dex} from '@pkmn/dex';
-import {choiceFor, NUM_ACTIONS} from './actions.js';
+import {actionTable} from './actiontable.js';
 
 // Random battles use formes the default filter hides (Past, Gigantamax...), so keep all that exist.
 export const GENS = new Generations(Dex, d => !!d.exists);
@@ -74,6 +74,9 @@ export class PlayerView {
     return copy;
   }
 
+  /** The action table of this battle's game type (singles until a |gametype| line says). */
+  get table() { return actionTable(this.battle.gameType); }
+
   get self() { return this.perspective === 'p2' ? this.battle.p2 : this.battle.p1; }
   get foe() { return this.self.foe; }
 
@@ -113,14 +116,14 @@ export class PlayerView {
    * request has been refused MAX_REFUSALS times; null when the request has no such action (a
    * refusal, counted here). */
   choose(action) {
-    if (!Number.isInteger(action) || action < 0 || action >= NUM_ACTIONS) {  // a caller's bug, not a refusal
+    if (!Number.isInteger(action) || action < 0 || action >= this.table.NUM_ACTIONS) {  // a caller's bug, not a refusal
       throw new BattleInputError(this.key, undefined, `action ${action} is out of range`);
     }
     if (this.refusals >= MAX_REFUSALS) return 'default';
     this.lastAction = action;
     try {
       if (this.banned.has(action)) throw new Error(`action ${action} was refused already`);
-      return choiceFor(this.request, action);
+      return this.table.choiceFor(this.request, action);
     } catch (e) {
       this.lastError = `[Invalid choice] ${e.message}`;
       this.refuse(action);

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metapvp import contract as contracts
 from metapvp.engine import Simulator
 from metapvp.players.base import Decisions, Player, contract_for
 
@@ -60,7 +61,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
     seeds and seats follow from them); `teams`: {'a': team, 'b': team} for formats with user
     teams; `greedy`: (a, b) ask for each player's best action rather than a sample."""
     need = contract_for(a, b)
-    sim = backend or Simulator(need)
+    sim = backend or Simulator(need or contracts.for_format(fmt))
     if need and sim.contract.name != need:
         raise ValueError(f"the backend encodes contract {sim.contract.name}, but a player needs {need}")
     todo = list(indices)[::-1]

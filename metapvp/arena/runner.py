@@ -19,6 +19,7 @@ import numpy as np
 from tqdm import tqdm
 
 from metapvp.arena.match import play
+from metapvp import contract as contracts
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
@@ -106,7 +107,7 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
     if cfg.team_p1:
         teams = {"a": Path(cfg.team_p1).read_text(), "b": Path(cfg.team_p2).read_text()}
     greedy = (cfg.play_best_move in ("p1", "both"), cfg.play_best_move in ("p2", "both"))
-    backend = make_backend(cfg.sim, contract_for(a, b))
+    backend = make_backend(cfg.sim, contract_for(a, b) or contracts.for_format(cfg.format))
     try:
         yield from play(a, b, cfg.format, indices, seed=cfg.seed, concurrency=cfg.concurrency, teams=teams,
                         keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop)

@@ -1,12 +1,22 @@
-"""Doubles: the action table (js/src/doubles.js) against the real simulator. At every decision of
+"""Doubles. The action table (js/src/doubles.js) against the real simulator: at every decision of
 random doubles battles (random doubles in gens 8 and 9, and VGC with its team preview and the
 sample teams), joint actions are offered to the simulator -- the allowed ones and as many of
 the others -- and its verdict compared with the mask; every allowed action's choice string reads
-back as the same action."""
+back as the same action. Then doubles end to end: scripted players on both backends, the
+contract's encoding of positions, the gymnasium environment, and a singles contract refused."""
 import multiprocessing as mp
 import unittest
 
+import numpy as np
+from gymnasium.utils.env_checker import check_env
+
 from metapvp import ROOT
+from metapvp.arena import play
+from metapvp.backends import make_backend
+from metapvp.contract import for_format, load
+from metapvp.engine import Simulator
+from metapvp.gym import PokemonEnv
+from metapvp.players import make_player
 
 BATTLES = 30
 VGC = "gen9vgc2025regi"
@@ -58,6 +68,71 @@ class DoublesMaskMatchesSimulatorTest(unittest.TestCase):
         from metapvp.engine.v8 import checks_context
         with self.assertRaisesRegex(Exception, "gen9randombattle is not a doubles format"):
             checks_context().checks("checkDoubles", {"format": "gen9randombattle", "battles": 1, "seed": "1,2,3,4"})
+
+
+class DoublesBattlesTest(unittest.TestCase):
+    def play(self, sim, a, b, fmt, n, teams=None):
+        backend = make_backend(sim, for_format(fmt))
+        try:
+            return list(play(make_player(a, 1), make_player(b, 7), fmt, range(n), seed=3, teams=teams,
+                             backend=backend, concurrency=n))
+        finally:
+            backend.close()
+
+    def check(self, results, n):
+        self.assertEqual(len(results), n)
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+        self.assertTrue(all(r.winner in ("a", "b", "tie") for r in results))
+        return sum(r.winner == "a" for r in results)
+
+    def test_random_doubles_on_both_backends(self):
+        for sim, n in (("inprocess", 40), ("stdio", 4)):
+            with self.subTest(sim=sim):
+                wins = self.check(self.play(sim, "maxdamage", "random", "gen9randomdoublesbattle", n), n)
+                self.assertGreaterEqual(wins, n * 3 // 4)
+
+    def test_vgc_with_team_preview(self):
+        teams = vgc_teams()
+        results = self.play("inprocess", "random", "maxdamage", VGC, 10, teams={"a": teams["p1team"], "b": teams["p2team"]})
+        self.check(results, 10)
+
+    def test_a_singles_contract_is_refused_naming_both_game_types(self):
+        results = list(play(make_player("random", 1), make_player("random", 2), "gen9randomdoublesbattle", range(2),
+                            backend=Simulator("singles-v1")))
+        self.assertEqual(len(results), 2)
+        for r in results:
+            self.assertIn("contract singles-v1 encodes singles battles, this one is doubles", r.error)
+
+    def test_positions_are_encoded_for_both_sides(self):
+        sim = Simulator("doubles-v1")
+        contract = load("doubles-v1")
+        step = sim.start([{"id": "d", "format": "gen9randomdoublesbattle", "seed": "1,2,3,4"}])
+        rows = [d.row for d in step.decisions]
+        self.assertEqual(len(rows), 2)  # both sides decide the first turn
+        pos = step.obs["pokemon.position"][rows]
+        flags = step.obs["pokemon.flags"][rows][..., contract.column("pokemon.flags", "active")]
+        for row in range(len(rows)):
+            # our rows 0 and 1 stand left and right; two of the foe's revealed Pokemon stand too
+            np.testing.assert_array_equal(pos[row, 0, :2], np.eye(2))
+            self.assertEqual(pos[row, 0, 2:].sum(), 0)
+            self.assertEqual(sorted(np.flatnonzero(pos[row, 1].sum(-1))), sorted(np.flatnonzero(flags[row, 1])))
+            self.assertEqual(pos[row, 1].sum(0).tolist(), [1.0, 1.0])
+        self.assertEqual(step.obs["action.mask"].shape[1], 127 * 127)
+        sim.close()
+
+    def test_the_gymnasium_environment(self):
+        env = PokemonEnv(format="gen9randomdoublesbattle", opponent="maxdamage", contract="doubles-v1")
+        check_env(env, skip_render_check=True)
+        obs, _ = env.reset(seed=3)
+        rng = np.random.default_rng(0)
+        done, steps = False, 0
+        while not done:
+            obs, reward, terminated, truncated, info = env.step(int(rng.choice(np.flatnonzero(env.action_masks()))))
+            done, steps = terminated or truncated, steps + 1
+        self.assertIn(info["outcome"], ("win", "loss", "tie"))
+        self.assertGreater(steps, 3)
+        env.close()
 
 
 if __name__ == "__main__":
