@@ -3,6 +3,7 @@
 // Their rules are documented in docs/playing.md.
 import {writeMask, NUM_ACTIONS, POSITION_ACTIONS, SWITCH0, TARGETS, decodeMove} from './doubles.js';
 import {typesOf} from './encoder.js';
+import {doublesKnowledge} from './knowledge/doubles.js';
 
 const mask = new Uint8Array(NUM_ACTIONS);
 const SPREAD = 0.75;  // a move that hits more than one target deals 3/4 to each
@@ -67,4 +68,88 @@ function positionScores(view, k) {
   return scores;
 }
 
-export const DOUBLES_POLICIES = {maxdamage};
+const EXPECTED = 0, KO = 3;                     // columns of a damage row (knowledge/damage.js)
+const SPREAD_TARGETS = new Set(['allAdjacentFoes', 'allAdjacent']);
+
+/** Heuristic for doubles: the battle knowledge (@smogon/calc damage with the foe's likely sets)
+ * read as rules. Each pair of actions is valued by what it does to each foe: the damage the two
+ * deal to it together (capped at what it has left, so two attacks do not waste themselves on one
+ * foe that either knocks out) plus the chance it is knocked out, less what a move that hits
+ * every Pokemon beside it deals to our ally; spread moves count 3/4 on each target; a gimmick
+ * only where it clearly pays. Forced switches bring in the Pokemon with the best matchup (its
+ * best hit on the foes in play less what they threaten it with); team preview leads in order. */
+export function heuristic(view) {
+  const req = view.request;
+  writeMask(req, mask, 0);
+  const first = Math.max(0, mask.indexOf(1));
+  if (req.teamPreview || (!req.active && !req.forceSwitch)) return first;
+  const k = doublesKnowledge(view);
+  if (req.forceSwitch) {
+    const matchup = j => k.bestHit(j) - k.threat(0, j) - k.threat(1, j);
+    const value = p => (p >= SWITCH0 && p < SWITCH0 + 6 ? 10 + matchup(p - SWITCH0) : 0);
+    return bestPair(p0 => value(p0), p1 => value(p1), () => 0, first);
+  }
+  const effects = [0, 1].map(pos => positionEffects(view, k, pos));
+  const pairValue = (p0, p1) => {
+    const a = effects[0][p0], b = effects[1][p1];
+    let v = -(a ? a.cost : 0) - (b ? b.cost : 0);
+    for (let f = 0; f < 2; f++) {
+      const dealt = (a ? a.dealt[f] : 0) + (b ? b.dealt[f] : 0);
+      const ko = 1 - (1 - (a ? a.ko[f] : 0)) * (1 - (b ? b.ko[f] : 0));
+      v += Math.min(dealt, 1) + ko;
+    }
+    return v;
+  };
+  return bestPair(() => 0, () => 0, pairValue, first);
+}
+
+/** The legal joint action with the highest left(p0) + right(p1) + pair(p0, p1). */
+function bestPair(left, right, pair, fallback) {
+  let best = fallback, bestValue = -Infinity;
+  for (let a = 0; a < NUM_ACTIONS; a++) {
+    if (!mask[a]) continue;
+    const p0 = Math.floor(a / POSITION_ACTIONS), p1 = a % POSITION_ACTIONS;
+    const v = left(p0) + right(p1) + pair(p0, p1);
+    if (v > bestValue) { bestValue = v; best = a; }
+  }
+  return best;
+}
+
+/** What each of position pos's legal move actions does: {dealt: [expected share of each foe
+ * position's HP], ko: [chance of knocking each out], cost: what it deals our ally, plus a small
+ * price on a gimmick}; undefined for actions that deal nothing. */
+function positionEffects(view, k, pos) {
+  const out = new Array(POSITION_ACTIONS);
+  const active = view.request.active[pos];
+  if (!active) return out;
+  const gen = view.battle.gen;
+  const live = [0, 1].filter(f => k.foes[f]);
+  for (let p = 0; p < SWITCH0; p++) {
+    const {slot, target, gimmick} = decodeMove(p);
+    if (!active.moves[slot]) continue;
+    const m = gen.moves.get(active.moves[slot].id);
+    if (!m || m.category === 'Status') continue;
+    const t = TARGETS[target];
+    const hits = t === 'foe1' ? [0] : t === 'foe2' ? [1] : t === '' ? live : [];
+    if (!hits.length) continue;
+    const spread = SPREAD_TARGETS.has(m.target) && t === '';
+    const random = t === '' && !spread;  // Outrage, Struggle: one foe at random
+    const share = spread ? (live.length + (m.target === 'allAdjacent' && view.self.active[1 - pos] ? 1 : 0) > 1 ? SPREAD : 1)
+      : random ? 1 / hits.length : 1;
+    const e = {dealt: [0, 0], ko: [0, 0], cost: gimmick ? 0.05 : 0};
+    for (const f of hits) {
+      const row = k.dealt(pos, slot, gimmick, f);
+      if (!row) continue;
+      e.dealt[f] = row[EXPECTED] * share;
+      e.ko[f] = row[KO] * (spread ? 0.75 : share);
+    }
+    if (spread && m.target === 'allAdjacent') {
+      const row = k.dealtAlly(pos, slot, gimmick);
+      if (row) e.cost += (row[EXPECTED] + row[KO]) * share;
+    }
+    out[p] = e;
+  }
+  return out;
+}
+
+export const DOUBLES_POLICIES = {maxdamage, heuristic};

@@ -2,10 +2,9 @@
 // (our moves with each legal gimmick, each own Pokemon's best hit), what the foe's active Pokemon
 // can do to each of ours, who moves first, and the foe's possible sets. The encoder writes it into
 // the singles-v2 features; the scripted players read the same numbers.
-import {damage, damageRow, speedOf, fieldOf, calcMon, uncached, cacheSizes} from './damage.js';
-import {possibleSets, moveID, setCacheSizes} from './sets.js';
-import {BoundedCache} from './cache.js';
-import {Dex} from '@pkmn/sim';
+import {damage, damageRow, speedOf, fieldOf, uncached, cacheSizes} from './damage.js';
+import {possibleSets, setCacheSizes} from './sets.js';
+import {nameOf, ownMon, revealed, foeMon, moveName, withGimmick, likelyStats, STATS_CACHE} from './mons.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
 import {toID} from '../contract.js';
 import {formatOf} from '../format.js';
@@ -16,7 +15,6 @@ const TEAM = 6, MOVE_SLOTS = 4;   // Pokemon a side, move slots a Pokemon
 const ROW = DAMAGE_COLUMNS.length;  // a damage row (damageRow): its columns by name below
 const EXPECTED = DAMAGE_COLUMNS.indexOf('expected'), KO = DAMAGE_COLUMNS.indexOf('ko_chance');
 const G = GIMMICKS.length;
-const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
 const legalMask = new Uint8Array(NUM_ACTIONS);
 
 /** The knowledge of `view`'s current decision, computed once per request. */
@@ -34,66 +32,6 @@ export const knowledgeCacheSizes = () => ({...cacheSizes(), ...setCacheSizes(), 
 
 /** The same knowledge computed again with no cached damage result (for checks). */
 export const knowledgeUncached = view => uncached(() => compute(view));
-
-// Dex names by id, memoised: @pkmn/data builds a new wrapper object on every lookup.
-const NAMES = new Map();
-function nameOf(table, id) {
-  if (!id) return '';
-  let byId = NAMES.get(table);
-  if (!byId) NAMES.set(table, byId = new Map());
-  let name = byId.get(id);
-  if (name === undefined) byId.set(id, name = table.get(id)?.name || id);
-  return name;
-}
-
-/** Own Pokemon j as the calculator needs it: exact stats from the request, boosts from the
- * client (only the active one has any). */
-function ownMon(view, j) {
-  const r = view.request.side.pokemon[j];
-  const gen = view.battle.gen;
-  const active = j === 0 && r.active ? view.self.active[0] : null;
-  return {
-    species: active ? active.speciesForme : r.speciesForme, level: r.level || 100,
-    item: nameOf(gen.items, r.item), ability: nameOf(gen.abilities, r.ability || r.baseAbility),
-    nature: undefined, evs: undefined, ivs: undefined, status: r.status || '',
-    boosts: special((active && active.boosts) || {}, gen.num), hp: r.hp, maxhp: r.maxhp,
-    stats: {hp: r.maxhp, ...r.stats}, tera: r.terastallized || '', teraType: r.teraType || '',
-    dynamax: !!(active && active.volatiles.dynamax), fainted: r.fainted || !r.hp,
-    moves: r.moves,
-  };
-}
-
-// Generation 1 has one Special stat: the log boosts "spa", the simulator both halves.
-const special = (boosts, gen) => (gen === 1 && boosts.spa ? {...boosts, spd: boosts.spa} : boosts);
-
-/** What the foe has revealed about `p`, as ids. */
-function revealed(p) {
-  return {moves: p.moves.filter(isOwnMove).map(moveID),
-    item: toID(p.item), ability: toID(p.ability || p.baseAbility), tera: toID(p.terastallized)};
-}
-
-// Max Moves and Z-moves show as used moves, but belong to no set.
-const isOwnMove = name => { const m = Dex.moves.get(name); return !m.isMax && !m.isZ; };
-
-/** The foe's Pokemon `p` as the calculator needs it: its level, HP fraction and boosts as shown,
- * with what it has revealed and, for the rest, the format's likeliest set. */
-function foeMon(view, p, sets) {
-  const gen = view.battle.gen;
-  const likely = sets && sets.set;
-  const top = list => (list && list.length ? list[0][0] : '');
-  const itemId = toID(p.item) || (p.lastItem ? '' : top(sets && sets.items));
-  const abilityId = toID(p.ability || p.baseAbility) || top(sets && sets.abilities);
-  return {
-    species: p.speciesForme, level: p.level || 100,
-    item: nameOf(gen.items, itemId), ability: nameOf(gen.abilities, abilityId),
-    nature: likely ? likely.nature : undefined, evs: likely ? likely.evs : DEFAULT_EVS[gen.num >= 3 ? 1 : 0],
-    ivs: likely ? likely.ivs : undefined, status: p.status || '', boosts: special(p.boosts || {}, gen.num),
-    hpFraction: p.maxhp ? p.hp / p.maxhp : 1, hp: 0, stats: null,
-    tera: p.terastallized || '', dynamax: !!p.volatiles.dynamax,
-  };
-}
-const DEFAULT_EVS = [{hp: 252, atk: 252, def: 252, spa: 252, spd: 252, spe: 252},
-  {hp: 84, atk: 84, def: 84, spa: 84, spd: 84, spe: 84}];
 
 function compute(view) {
   const battle = view.battle;
@@ -181,24 +119,6 @@ function compute(view) {
   return k;
 }
 
-// The calculator's names: ids with a trailing power ("return102") stripped.
-const moveName = id => String(id).replace(/[0-9]+$/, '');
-
-/** Our active Pokemon with gimmick g applied: [the attacker, the move variant]. */
-function withGimmick(battle, mon, g) {
-  switch (GIMMICKS[g]) {
-  case 'terastallize': return [{...mon, tera: mon.teraType}, ''];
-  case 'zmove': return [mon, 'z'];
-  case 'dynamax': return [{...mon, dynamax: true}, 'max'];
-  case 'mega': {
-    const forme = battle.gen.items.get(toID(mon.item))?.megaStone;
-    return [forme ? {...mon, species: forme, stats: null, ability: ''} : mon, ''];
-  }
-  case 'ultra': return [{...mon, species: 'Necrozma-Ultra', stats: null, ability: ''}, ''];
-  default: return [mon, ''];
-  }
-}
-
 /** A move's priority for `mon`, with the abilities that change it. */
 function priorityOf(battle, mon, id) {
   const m = battle.gen.moves.get(id);
@@ -232,23 +152,4 @@ function fasterChance(ours, foes, trickRoom) {
     p += w * (ours === s ? 0.5 : (ours > s) !== trickRoom ? 1 : 0);
   }
   return total ? p / total : 0.5;
-}
-
-/** Likely stats (hp..spe, actual values) of a foe Pokemon from its likeliest set, or null
- * where the calculator does not know the species. */
-const STATS_CACHE = new BoundedCache(25000);
-function likelyStats(gen, mon) {
-  const key = `${gen}|${mon.species}|${mon.level}|${mon.nature}|${mon.evs ? Object.values(mon.evs).join(',') : ''}|` +
-    `${mon.ivs ? Object.values(mon.ivs).join(',') : ''}`;
-  let out = STATS_CACHE.get(key);
-  if (out !== undefined) return out;
-  try {
-    const p = calcMon(gen, {...mon, hp: 1});
-    out = {};
-    for (const st of STATS) out[st] = p.rawStats[st];
-  } catch (e) {
-    out = null;
-  }
-  STATS_CACHE.set(key, out);
-  return out;
 }
