@@ -19,6 +19,7 @@ from pathlib import Path
 import torch
 
 from metapvp import contract as contracts
+from metapvp.models.architecture import network_class
 from metapvp.models.network import PolicyNet
 
 FORMAT_VERSION = 1
@@ -71,7 +72,7 @@ def load_model(path, contract=None) -> tuple[PolicyNet, dict]:
                          f"{c.hash[:12]}…: the observation layout differs, so this model cannot "
                          f"play here (retrain it, or check out the contract it was trained on)")
     try:
-        model = PolicyNet(c, meta["preset"])
+        model = network_class(c)(c, meta["preset"])
         model.load_state_dict({**weights, **norm})
     except (KeyError, RuntimeError, ValueError) as e:
         raise ModelError(f"{path}: weights do not fit a {meta.get('preset')!r} network: {e}") from None

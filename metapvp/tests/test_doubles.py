@@ -135,5 +135,40 @@ class DoublesBattlesTest(unittest.TestCase):
         env.close()
 
 
+class DoublesNetworkTest(unittest.TestCase):
+    def test_a_fresh_network_plays_only_legal_pairs_and_survives_its_model_file(self):
+        import tempfile
+        from pathlib import Path
+
+        import torch
+
+        from metapvp.models import load_model, new_model, save_model, to_tensors
+        from metapvp.models.doubles import DoublesPolicyNet
+        from metapvp.players.neural import NeuralPlayer
+        contract = load("doubles-v1")
+        torch.manual_seed(0)
+        net = new_model(contract).eval()
+        self.assertIsInstance(net, DoublesPolicyNet)
+        sim = Simulator("doubles-v1")
+        step = sim.start([{"id": f"n{i}", "format": "gen9randomdoublesbattle", "seed": f"{i},2,3,4"} for i in range(4)])
+        rows = [d.row for d in step.decisions]
+        obs = to_tensors({k: v[rows] for k, v in step.obs.items()})
+        with torch.no_grad():
+            probs = torch.softmax(net(obs)[0], -1)
+        mask = obs["action.mask"].bool()
+        self.assertEqual(probs[~mask].sum().item(), 0.0)
+        torch.testing.assert_close(probs.sum(-1), torch.ones(len(rows)))
+        with tempfile.TemporaryDirectory() as tmp:
+            path = save_model(Path(tmp) / "d.zip", net, contract)
+            again, _ = load_model(path)
+            with torch.no_grad():
+                torch.testing.assert_close(torch.softmax(again(obs)[0], -1), probs)
+        sim.close()
+        results = list(play(NeuralPlayer(net, name="fresh", seed=1, contract="doubles-v1"), make_player("random", 2),
+                            "gen9randomdoublesbattle", range(8), seed=1, concurrency=8))
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+
+
 if __name__ == "__main__":
     unittest.main()

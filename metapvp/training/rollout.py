@@ -18,7 +18,7 @@ import torch
 from metapvp.arena import play
 from metapvp.arena.match import decide
 from metapvp.engine import Simulator
-from metapvp.models import ModelError, PolicyNet, load_model, sample, to_tensors
+from metapvp.models import ModelError, PolicyNet, load_model, network_class, sample, to_tensors
 from metapvp.players import Decisions, make_player
 from metapvp.players.neural import NeuralPlayer
 from metapvp.training.ppo import gae
@@ -112,7 +112,7 @@ class RolloutWorker:
         for name, blob in weights.items():
             state = torch.load(io.BytesIO(blob), weights_only=True)
             if name not in self.learners:
-                self.learners[name] = PolicyNet(self.contract, self.cfg["model"]["preset"])
+                self.learners[name] = network_class(self.contract)(self.contract, self.cfg["model"]["preset"])
             self.learners[name].load_state_dict(state)
             self.learners[name].eval()
 
