@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 
+from metapvp import contract as contracts
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players.base import Decisions, Player, allowed
@@ -42,6 +43,7 @@ class BattleState:
     rating: tuple | None = None                      # (before, after) when the server says
     timed_out: bool = False                          # we lost to the battle timer
     decision_ms: list = field(default_factory=list)  # per choice sent: ms from its message to the send
+    engine: Engine | None = None                     # the views of its game type's contract
 
 
 class LiveBattles:
@@ -51,7 +53,8 @@ class LiveBattles:
         self.username = username
         self.userid = to_id(username)
         self.player = player
-        self.engine = engine or Engine(getattr(player, "contract", None))
+        self.engine = engine             # every battle's, where given; else one per contract
+        self.engines: dict[str, Engine] = {}
         self.greedy = greedy
         self.battles: dict[str, BattleState] = {}
 
@@ -65,11 +68,22 @@ class LiveBattles:
             log.exception("%s: battle failed; forfeiting it", room)
             return self.fail(b, f"{type(e).__name__}: {e}")
 
+    def engine_for(self, room: str) -> Engine:
+        """The engine of a battle room: the player's contract's, or where the player needs none,
+        the one of the room's format (battle-FORMAT-N: singles or doubles)."""
+        if self.engine is not None:
+            return self.engine
+        parts = room.split("-")
+        name = getattr(self.player, "contract", None) or contracts.for_format(parts[1] if len(parts) > 2 else "")
+        if name not in self.engines:
+            self.engines[name] = Engine(name)
+        return self.engines[name]
+
     def _handle(self, b: BattleState, room: str, message: str) -> list[str]:
         arrived = time.perf_counter()  # a decision's time counts from its message's arrival
         if message.startswith("|init|battle") and b.perspective is not None and not b.ended:
             # rejoined after a reconnection: the server replays the whole battle, so start over
-            self.engine.close_view(room, b.perspective)
+            b.engine.close_view(room, b.perspective)
             b.perspective, b.early, b.answered, b.refused_before = None, [], None, (b.invalid, b.unavailable)
         b.log.append(message)
         if b.ended:
@@ -81,12 +95,13 @@ class LiveBattles:
             b.perspective = self._side_of(message)
             if b.perspective is None:
                 return []
-            self.engine.open(room, b.perspective)
+            b.engine = self.engine_for(room)
+            b.engine.open(room, b.perspective)
             messages, b.early = b.early, []
         else:
             messages = [message]
         try:
-            batch = self.engine.batch(feed=[(room, b.perspective, m) for m in messages],
+            batch = b.engine.batch(feed=[(room, b.perspective, m) for m in messages],
                                       encode=[(room, b.perspective)])
             batch.raise_first()
         except BattleError as e:
@@ -95,7 +110,7 @@ class LiveBattles:
         b.invalid, b.unavailable = b.refused_before[0] + rec.invalid, b.refused_before[1] + rec.unavailable
         if rec.ended:
             b.ended, b.winner = True, rec.winner
-            self.engine.close_view(room, b.perspective)
+            b.engine.close_view(room, b.perspective)
             return []
         if not rec.decision:
             return []
@@ -112,14 +127,14 @@ class LiveBattles:
         mask = obs["action.mask"]  # refused actions are masked out already
         if not mask.any():
             return [f"{b.room}|/choose default|{rqid}"]
-        action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, self.engine), greedy=self.greedy)[0])
+        action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, b.engine), greedy=self.greedy)[0])
         action = allowed(action, mask[0])  # a scripted player that cannot see our bans
         choice = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
         b.decision_ms.append((time.perf_counter() - arrived) * 1000)
         return [choice]
 
     def choice_for(self, b: BattleState, action: int) -> str | None:
-        return self.engine.choice(b.room, b.perspective, action)
+        return b.engine.choice(b.room, b.perspective, action)
 
     def _note(self, b: BattleState, line: str):
         if m := RATING.match(line):
@@ -153,9 +168,9 @@ class LiveBattles:
         if b.ended:
             return []
         b.error, b.ended = error, True
-        if b.perspective:
+        if b.perspective and b.engine:
             try:
-                self.engine.close_view(b.room, b.perspective)
+                b.engine.close_view(b.room, b.perspective)
             except Exception:  # noqa: BLE001 -- the battle is over either way
                 log.exception("%s: could not close the failed battle's view", b.room)
         return [f"{b.room}|/forfeit"]
@@ -168,8 +183,8 @@ class LiveBattles:
         if not b.ended:
             b.ended = True
             b.error = error or "the battle room closed before the battle ended"
-            if b.perspective:
-                self.engine.close_view(room, b.perspective)
+            if b.perspective and b.engine:
+                b.engine.close_view(room, b.perspective)
         return b
 
     def won(self, b: BattleState) -> bool | None:

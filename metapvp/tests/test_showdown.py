@@ -186,6 +186,27 @@ class LiveServerTest(unittest.TestCase):
         self.assertIn("|poke|", log)  # team preview shows both user teams
         self.assertIn(first_species.split("-")[0], log)
 
+    def test_doubles_over_the_server_random_doubles_and_vgc_with_team_preview(self):
+        a = bot(self.server.url, "doublehost", "heuristic", 21, accept_formats=("gen9randomdoublesbattle",), max_concurrent=2)
+        b = bot(self.server.url, "doubleguest", "maxdamage", 22)
+        results = asyncio.run(with_clients([a, b], lambda: b.play("gen9randomdoublesbattle", 4, opponent="doublehost",
+                                                                   timeout=300)))
+        self.assertEqual(len(results), 4)
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+        self.assertTrue(all(r.won is not None or r.tie for r in results))
+        from metapvp.engine.v8 import context
+        packed = [context().pack_team((ROOT / "static/teams" / f"gen9vgc2025regi-{x}.txt").read_text()) for x in "ab"]
+        a = bot(self.server.url, "vgchost", "heuristic", 23, accept_formats=("gen9vgc2025regi",), team=packed[0])
+        b = bot(self.server.url, "vgcguest", "maxdamage", 24, team=packed[1], log_dir=Path(self.tmp) / "vgc")
+        [r] = asyncio.run(with_clients([a, b], lambda: b.play("gen9vgc2025regi", 1, opponent="vgchost", timeout=180)))
+        self.assertIsNone(r.error)
+        self.assertEqual(r.invalid, 0)
+        log = (Path(self.tmp) / "vgc" / f"{r.room}.log").read_text()
+        self.assertIn("|gametype|doubles", log)
+        self.assertIn("|teampreview|4", log)   # bring four of six
+        self.assertRegex(log, r"\|switch\|p1b: ")  # two Pokemon a side in play
+
     def test_server_restart_reconnects_and_the_run_completes(self):
         server = LocalServer(root=Path(self.tmp) / "restart").start()
         try:
