@@ -56,6 +56,8 @@ class Contract:
             self.features = _layout(spec["features"], vocabs, source)
             heads = spec["actions"]["heads"]
             self.head_sizes = tuple(h["size"] for h in heads)
+            # the battles it encodes, by its action table (js/src/actiontable.js)
+            self.game_type = spec["actions"].get("table", "singles")
         except (KeyError, TypeError) as e:
             raise ContractError(f"{source}: missing or malformed field {e}") from e
         last = self.features[-1]

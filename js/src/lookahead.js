@@ -16,6 +16,7 @@ const G = GIMMICKS.length;
  * the Pokemon sent in taking its hardest hit. null where there is nothing to look ahead at
  * (team preview, waiting, no known foe). */
 export function lookahead(view, candidates, playOn = 0, samples = 1) {
+  if (view.battle.gameType !== 'singles') throw new Error(`the lookahead plays singles battles, not ${view.battle.gameType}`);
   const req = view.request;
   if (!req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch)) return null;
   const foeActive = view.foe.active[0];

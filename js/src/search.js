@@ -129,6 +129,7 @@ class Search {
   constructor(view, actions, prior, options) {
     const o = this.o = {...DEFAULTS, ...options};
     if (!(o.nodes > 0) && !(o.ms > 0)) throw new Error('search needs a budget: nodes or ms');
+    if (view.battle.gameType !== 'singles') throw new Error(`the search plays singles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     this.view = view;
     this.actions = actions;

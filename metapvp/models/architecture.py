@@ -7,4 +7,4 @@ from metapvp.models.network import PolicyNet
 
 
 def network_class(contract) -> type[PolicyNet]:
-    return DoublesPolicyNet if contract.spec.get("actions", {}).get("table") == "doubles" else PolicyNet
+    return DoublesPolicyNet if contract.game_type == "doubles" else PolicyNet

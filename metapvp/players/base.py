@@ -5,6 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from metapvp import contract as contracts
 from metapvp.engine.types import BattleViews
 
 
@@ -45,6 +46,10 @@ class GuidedPlayer(Player):
     def __init__(self, policy):
         self.policy = policy           # a NeuralPlayer
         self.contract = policy.contract
+        game_type = contracts.load(self.contract).game_type
+        if game_type != "singles":
+            raise ValueError(f"{type(self).__name__} plays singles battles; its model reads {self.contract}, "
+                             f"a {game_type} contract")
 
     @property
     def generator(self):

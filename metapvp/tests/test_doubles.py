@@ -169,6 +169,18 @@ class DoublesNetworkTest(unittest.TestCase):
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
 
+    def test_the_singles_only_players_refuse_a_doubles_model(self):
+        import tempfile
+        from pathlib import Path
+
+        from metapvp.models import new_model, save_model
+        contract = load("doubles-v1")
+        with tempfile.TemporaryDirectory() as tmp:
+            path = save_model(Path(tmp) / "d.zip", new_model(contract), contract)
+            for spec in (f"lookahead2:{path}", f"search16:{path}"):
+                with self.subTest(spec=spec), self.assertRaisesRegex(ValueError, "plays singles battles; its model reads doubles-v1"):
+                    make_player(spec)
+
 
 if __name__ == "__main__":
     unittest.main()
