@@ -8,7 +8,7 @@ sb3-contrib's own MultiInputPolicy instead, played through the environment by th
 
     ./rp scripts/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
                                        [--lr 1e-3] [--n-steps 64] [--batch 64] [--epochs 10] [--envs 8]
-                                       [--policy metapvp|multi] [--gamma 0.99] [--gae-lambda 0.95] [--ent-coef 0] [--damage 0]
+                                       [--policy metapvp|multi] [--threads 1] [--gamma 0.99] [--gae-lambda 0.95] [--ent-coef 0] [--damage 0]
 
 One line per (steps, seed): the win rates with their 95% intervals and the seconds learning took.
 A benchmark, not a test (the suite's test is test_integrations.py): the figures vary with the
@@ -88,13 +88,14 @@ def main():
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=10)
     ap.add_argument("--envs", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (the results follow them: see docs)")
     ap.add_argument("--gamma", type=float, default=0.99)
     ap.add_argument("--gae-lambda", type=float, default=0.95)
     ap.add_argument("--ent-coef", type=float, default=0.0)
     ap.add_argument("--damage", type=float, default=0.0,
                     help="shaping: this much reward per whole Pokemon's HP dealt, minus as much per HP taken")
     args = ap.parse_args()
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     print(f"{'steps':>6} {'seed':>4}  {'sampled':>7} {'95% CI':>9}  {'greedy':>7} {'95% CI':>9}  {'learning s':>10}")
     for steps in [int(s) for s in args.steps.split(",")]:
         for seed in [int(s) for s in args.seeds.split(",")]:
