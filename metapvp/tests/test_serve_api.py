@@ -43,12 +43,15 @@ class ApiClient:
 
 
 class ServeApiTest(unittest.TestCase):
+    FORMAT, CONTRACT = "gen9randombattle", "singles-v1"
+
     @classmethod
     def player(cls):
         """The player behind the API: a fresh small model (seeded: the same battle every run)."""
         torch.manual_seed(0)
-        model = new_model(load())
-        return load_player(save_model(Path(cls.tmp) / "model.zip", model, load(), format="gen9randombattle"), seed=0)
+        contract = load(cls.CONTRACT)
+        model = new_model(contract)
+        return load_player(save_model(Path(cls.tmp) / "model.zip", model, contract, format=cls.FORMAT), seed=0)
 
     @classmethod
     def setUpClass(cls):
@@ -75,7 +78,7 @@ class ServeApiTest(unittest.TestCase):
                                stdout=subprocess.PIPE, text=True, cwd=ROOT)
         output = Lines(sim.stdout)
         try:
-            sim.stdin.write('>start {"formatid":"gen9randombattle","seed":[1,2,3,4]}\n'
+            sim.stdin.write(f'>start {{"formatid":"{self.FORMAT}","seed":[1,2,3,4]}}\n'
                             '>player p1 {"name":"Alice"}\n>player p2 {"name":"Bob"}\n')
             sim.stdin.flush()
             pending = {"p1": [], "p2": []}
@@ -210,10 +213,6 @@ def _read_chunk(stream: Lines):
         lines.append(line)
 
 
-if __name__ == "__main__":
-    unittest.main()
-
-
 class SearchServeApiTest(ServeApiTest):
     """The same API with a search player behind it: its searches run on the API's engine, leaves
     valued by the network and by material."""
@@ -229,3 +228,16 @@ class SearchServeApiTest(ServeApiTest):
         super().test_answers_a_whole_battle_for_both_sides()
         self.assertGreater(self.api.player.searched, 5)
         self.assertEqual(self.api.player.failed, 0)
+
+
+class DoublesServeApiTest(ServeApiTest):
+    """The same API with a doubles model behind it: its answers are joint choices
+    ("move 1 2, switch 3") for a random doubles battle on the official simulator."""
+    FORMAT, CONTRACT = "gen9randomdoublesbattle", "doubles-v1"
+
+    test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
+    test_bad_requests_get_errors_and_serving_goes_on = None
+
+
+if __name__ == "__main__":
+    unittest.main()
