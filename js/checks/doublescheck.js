@@ -6,14 +6,16 @@
 import {Battle as SimBattle, PRNG, Teams} from '@pkmn/sim';
 import {TeamGenerators} from '@pkmn/randoms';
 import {Protocol} from '@pkmn/protocol';
-import {writeMask, choiceFor, actionFor, NUM_ACTIONS, POSITION_ACTIONS, SWITCH0, PASS, decodeMove} from '../src/doubles.js';
+import {writeMask, choiceFor, actionFor, NUM_ACTIONS, POSITION_ACTIONS, SWITCH0, decodeMove} from '../src/doubles.js';
 import {GIMMICKS} from '../src/actions.js';
 import {importTeam} from '../src/simulator.js';
+import {trial} from './maskcheck.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
-// Which flag of side.choice shows that a gimmick was really taken, not silently dropped.
-const TAKEN = {terastallize: 'terastallize', mega: 'mega', zmove: 'zMove', dynamax: 'dynamax', ultra: 'ultra'};
+/** The gimmicks joint action a asks for, one per position ('' for none). */
+const gimmicksOf = a => [Math.floor(a / POSITION_ACTIONS), a % POSITION_ACTIONS]
+  .map(p => (p < SWITCH0 ? GIMMICKS[decodeMove(p).gimmick] : ''));
 
 export function checkDoubles({format, battles, seed, offers = 200, p1team, p2team}) {
   const prng = new PRNG(seed);
@@ -43,7 +45,7 @@ export function checkDoubles({format, battles, seed, offers = 200, p1team, p2tea
         for (const a of [...sample(legal, offers, prng), ...sample(others, offers, prng)]) {
           let choice = null;
           try { choice = choiceFor(request, a); } catch { /* no choice string: must be masked out */ }
-          const verdict = choice === null ? 'rejected' : trial(sim, side, choice, a);
+          const verdict = choice === null ? 'rejected' : trial(sim, side.id, choice, gimmicksOf(a));
           if (choice !== null) stats.offered++;
           if (verdict === 'unavailable' && mask[a]) { stats.hidden_info++; continue; }
           if ((verdict === 'accepted') !== !!mask[a]) {
@@ -106,35 +108,4 @@ function situations(request, side) {
   }
   if (side.active.some(p => p && p.fainted)) out.push('empty_position');
   return out;
-}
-
-/** Offers `choice` (joint action a) to the simulator and undoes every trace of it. */
-function trial(sim, side, choice, a) {
-  const request = side.activeRequest;
-  // Choosing can change these: a hidden-information rejection reveals trapping or disabling,
-  // and an accepted Revival Blessing target clears switchFlag.
-  const flags = side.active.map(p => p && [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped, p.switchFlag]);
-  const copy = JSON.stringify(request);
-  const sent = [];
-  const send = sim.send;
-  sim.send = (type, data) => sent.push(String(data));
-  let ok;
-  try {
-    ok = side.choose(choice) && side.isChoiceDone();
-    // a gimmick accepted but silently dropped (Dynamax while Dynamaxed) is not the gimmick
-    for (const p of [Math.floor(a / POSITION_ACTIONS), a % POSITION_ACTIONS]) {
-      if (p >= SWITCH0 || p === PASS) continue;
-      const gimmick = GIMMICKS[decodeMove(p).gimmick];
-      if (ok && gimmick && !side.choice[TAKEN[gimmick]]) ok = false;
-    }
-  } finally {
-    sim.send = send;
-    if (sent.some(s => s.includes('|request|'))) side.activeRequest = JSON.parse(copy);
-    side.active.forEach((p, i) => {
-      if (p) [p.maybeLocked, p.maybeDisabled, p.maybeTrapped, p.trapped, p.switchFlag] = flags[i];
-    });
-    side.clearChoice();
-  }
-  if (ok) return 'accepted';
-  return sent.some(s => s.includes('[Unavailable choice]')) ? 'unavailable' : 'rejected';
 }

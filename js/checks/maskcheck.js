@@ -29,7 +29,7 @@ export function checkMasks({format, battles, seed, p1team, p2team}) {
         for (let a = 0; a < NUM_ACTIONS; a++) {
           let choice = null;
           try { choice = choiceFor(view.request, a); } catch { /* no choice string: must be masked out */ }
-          const verdict = choice === null ? 'rejected' : trial(match.sim, side, choice, GIMMICKS[a % GIMMICKS.length]);
+          const verdict = choice === null ? 'rejected' : trial(match.sim, side, choice, [GIMMICKS[a % GIMMICKS.length]]);
           if (choice !== null) stats.offered++;
           if (mask[a]) legal.push(a);
           if (verdict === 'unavailable' && mask[a]) { stats.hidden_info++; continue; }
@@ -85,8 +85,10 @@ function nextSeed(prng) {
   return [0, 0, 0, 0].map(() => prng.random(65536)).join(',');
 }
 
-/** Offers `choice` to the simulator and undoes every trace of it. */
-function trial(sim, sideId, choice, gimmick) {
+/** Offers `choice` to the simulator and undoes every trace of it: 'accepted', 'unavailable'
+ * (refused for what the request did not show) or 'rejected'. `gimmicks`: the gimmicks the choice
+ * asks for (names of GIMMICKS; '' for none), each of which must really be taken. */
+export function trial(sim, sideId, choice, gimmicks) {
   const side = sim.getSide(sideId);
   const request = side.activeRequest;
   // Choosing can change these: a hidden-information rejection reveals trapping or disabling,
@@ -99,7 +101,8 @@ function trial(sim, sideId, choice, gimmick) {
   let ok;
   try {
     ok = side.choose(choice) && side.isChoiceDone();
-    if (ok && gimmick && !side.choice[TAKEN[gimmick]]) ok = false;  // accepted but ignored
+    // a gimmick accepted but silently dropped (Dynamax while Dynamaxed) is not the gimmick
+    for (const gimmick of gimmicks) if (ok && gimmick && !side.choice[TAKEN[gimmick]]) ok = false;
   } finally {
     sim.send = send;
     // A rejection for hidden information rewrites the request and the Pokemon's flags.

@@ -75,12 +75,3 @@ export function choiceFor(request, a) {
   }
   return `move ${slot + 1} ${GIMMICKS[gimmick]}`;
 }
-
-/** Every legal action of `request` and its choice string: {action index: choice}. */
-export function legalChoices(request) {
-  const mask = new Uint8Array(NUM_ACTIONS);
-  writeMask(request, mask, 0);
-  const legal = {};
-  mask.forEach((m, a) => { if (m) legal[a] = choiceFor(request, a); });
-  return legal;
-}

@@ -177,14 +177,6 @@ export function choiceFor(request, a) {
   return `${positionChoice(request, 0, p0)}, ${positionChoice(request, 1, p1)}`;
 }
 
-/** Every legal joint action of `request` and its choice string: {action index: choice}. */
-export function legalChoices(request) {
-  const mask = new Uint8Array(NUM_ACTIONS);
-  writeMask(request, mask, 0);
-  const legal = {};
-  mask.forEach((m, a) => { if (m) legal[a] = choiceFor(request, a); });
-  return legal;
-}
 
 const GIMMICK_WORDS = {terastallize: 1, mega: 2, megax: 2, megay: 2, zmove: 3, dynamax: 4, ultra: 5};
 

@@ -4,6 +4,7 @@ import {PlayerView, BattleInputError} from './view.js';
 import {linesFor} from './perspective.js';
 import {Output} from './output.js';
 import {scriptedAction} from './policies.js';
+import {legalChoices} from './actiontable.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 
@@ -96,7 +97,7 @@ export class Engine {
 
   /** Every legal action's choice string in the view's current request, in one call. */
   choices(battle, perspective) {
-    return this.withRequest(battle, perspective, request => this.view(battle, perspective).table.legalChoices(request));
+    return this.withRequest(battle, perspective, request => legalChoices(request, this.view(battle, perspective).table));
   }
 
   withRequest(battle, perspective, use) {

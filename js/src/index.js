@@ -7,7 +7,7 @@ import {bindWriters} from './encoder.js';
 import {Engine} from './engine.js';
 import {Simulator, teamSeeds, importTeam} from './simulator.js';
 import {Teams} from '@pkmn/sim';
-import {legalChoices} from './actions.js';
+import {legalChoices} from './actiontable.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
 import {dexTables} from './dextables.js';

@@ -19,7 +19,8 @@
 // meanwhile.
 import {Battle as SimBattle, PRNG} from '@pkmn/sim';
 import {Protocol} from '@pkmn/protocol';
-import {legalChoices, GIMMICKS} from './actions.js';
+import {GIMMICKS} from './actions.js';
+import {legalChoices} from './actiontable.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {value, lead} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
