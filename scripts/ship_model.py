@@ -1,5 +1,6 @@
 """Ships a trained model: copies it to static/models/FORMAT.zip, with its training curve, and
-writes the model card static/models/README.md from the run and the head2head evaluations.
+writes the model card (static/models/README.md, or --card NAME) from the run and the head2head
+evaluations.
 Every figure in the card comes from a file this reads, so the card can be rebuilt.
 
     ./rp scripts/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
@@ -24,7 +25,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import (AGENT_LOOKAHEAD, LOOKAHEAD, SHIPPED_MODELS, bare_agent,  # noqa: E402
+from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played, bare_agent,  # noqa: E402
                                   lookahead_settings, model_spec)
 
 
@@ -33,15 +34,14 @@ def model_meta(path: Path) -> dict:
         return json.loads(z.read("metadata.json"))
 
 
-AGENT = AGENT_LOOKAHEAD + "agent"  # what a bare `agent` plays
-
-
 def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
     --play-best-move) or lookaheadN:agent / lookaheadNxK:agent."""
     spec = r["p1"]
     if bare_agent(spec):
-        return AGENT
+        spec = agent_as_played("agent", r["format"])
+        if spec == "agent":
+            return f"agent@{model_spec(spec, r['format'])[1]:g}"
     m = LOOKAHEAD.match(spec)
     if m:
         return m.group(0) + "agent"
@@ -75,7 +75,7 @@ def eval_commands(dirs: list[Path]) -> list[str]:
     out = []
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
-        name = "agent" if played(r) == AGENT else played(r)
+        name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
         out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
                    f"--seed {r['seed']}")
     return out
@@ -89,6 +89,16 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
     first, last = names[0].removesuffix(".zip").split("-")[-1], names[-1].removesuffix(".zip").split("-")[-1]
     return [f"| weights | the average of {len(names)} checkpoints, updates {int(first)}–{int(last)}: "
             f"`./rp scripts/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
+
+
+def strength_intro(fmt: str) -> list[str]:
+    if agent_as_played("agent", fmt) == "agent":
+        return ["head2head, seats alternating; `agent` plays the model's most probable action (`agent@0`, best",
+                "move: the lookahead plays singles only), and `agent@1` samples from its policy as in training:"]
+    return ["head2head, seats alternating; `agent` plays the model with two turns of lookahead",
+            "(`metapvp/players/lookahead.py`: its likeliest actions played ahead in the simulator from what it",
+            "can see, weighed against its preferences); `agent@0` takes the model's most probable action",
+            "(best move), and `agent@1` samples from its policy as in training:"]
 
 
 def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
@@ -124,10 +134,7 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         "",
         "### Strength",
         "",
-        "head2head, seats alternating; `agent` plays the model with two turns of lookahead",
-        "(`metapvp/players/lookahead.py`: its likeliest actions played ahead in the simulator from what it",
-        "can see, weighed against its preferences); `agent@0` takes the model's most probable action",
-        "(best move), and `agent@1` samples from its policy as in training:",
+        *strength_intro(fmt),
         "",
         *eval_rows(evals),
         "",
@@ -160,6 +167,7 @@ def main(argv=None) -> int:
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
     ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
+    ap.add_argument("--card", default="README.md", help="the card's file name in static/models/")
     args = ap.parse_args(argv)
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
@@ -172,8 +180,8 @@ def main(argv=None) -> int:
     if not args.card_only:
         shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
         shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
-    (SHIPPED_MODELS / "README.md").write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
-    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / 'README.md'}")
+    (SHIPPED_MODELS / args.card).write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
+    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / args.card}")
     return 0
 
 

@@ -3,8 +3,10 @@
   random | first | maxdamage | heuristic   a built-in baseline
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, looking two
-                                            turns ahead (lookahead2:agent); agent@0 takes its
-                                            most probable action, agent@1 samples, as trained
+                                            turns ahead (lookahead2:agent) in singles, its most
+                                            probable action in doubles (agent@0: the lookahead
+                                            plays singles only); agent@0 takes its most
+                                            probable action, agent@1 samples, as trained
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
@@ -43,6 +45,7 @@ import importlib
 import re
 from pathlib import Path
 
+from metapvp import contract as contracts
 from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
@@ -65,6 +68,13 @@ SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # sampling. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_LOOKAHEAD = "lookahead2:"
 AGENT_TEMPERATURE = 0.0
+
+
+def agent_as_played(spec: str, fmt: str) -> str:
+    """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT): with AGENT_LOOKAHEAD in
+    singles; in doubles the model alone, at AGENT_TEMPERATURE (the lookahead plays singles only)."""
+    doubles = contracts.for_format(spec.partition(":")[2] or fmt) == contracts.DOUBLES
+    return spec if doubles else AGENT_LOOKAHEAD + spec
 
 
 def bare_agent(spec: str) -> bool:
@@ -93,7 +103,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
     if bare_agent(spec):
-        spec = AGENT_LOOKAHEAD + spec
+        spec = agent_as_played(spec, fmt)
     if LOOKAHEAD.match(spec):
         return _lookahead(spec, seed, fmt)
     if SEARCH.match(spec):
