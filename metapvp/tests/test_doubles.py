@@ -134,6 +134,12 @@ class DoublesBattlesTest(unittest.TestCase):
         self.assertGreater(steps, 3)
         env.close()
 
+    def test_the_pettingzoo_environment(self):
+        from pettingzoo.test import parallel_api_test
+
+        from metapvp.gym.parallel import PokemonParallelEnv
+        parallel_api_test(PokemonParallelEnv(format="gen9randomdoublesbattle", contract="doubles-v1"), num_cycles=100)
+
 
 class DoublesNetworkTest(unittest.TestCase):
     def test_a_fresh_network_plays_only_legal_pairs_and_survives_its_model_file(self):
