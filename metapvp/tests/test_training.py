@@ -211,6 +211,16 @@ class PPOPiecesTest(unittest.TestCase):
         self.assertAlmostEqual(p[0], p[2])
         picks = league.sample(2, np.random.default_rng(0))
         self.assertEqual(len({s["name"] for s in picks}), 2)
+        # beaten over and over, a snapshot's probability shrinks but never reaches 0: the league
+        # still has as many distinct snapshots to draw as it holds
+        for _ in range(200):
+            league.record("s2.zip", 1.0)
+            league.record("s3.zip", 1.0)
+        p = league.probabilities()
+        self.assertTrue((p > 0).all(), p)
+        self.assertLess(p[1], 1e-9)
+        picks = league.sample(3, np.random.default_rng(1))
+        self.assertEqual(len({s["name"] for s in picks}), 3)
 
     def test_elo_anchor_and_updates(self):
         elo = Elo(anchors={"random": 1000.0})

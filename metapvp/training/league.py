@@ -2,12 +2,17 @@
 
 Snapshots are sampled by quality, as in prioritised past self-play (OpenAI Five): a snapshot's
 probability is softmax(quality), and when the learner beats it its quality drops by
-lr / (N p), so snapshots the learner has mastered fade while hard ones keep coming back."""
+lr / (N p), so snapshots the learner has mastered fade while hard ones keep coming back. A
+snapshot's probability never falls below e^-FLOOR of the likeliest one's: the drop grows as p
+shrinks, and a probability that reached 0 left fewer snapshots to draw than a plan asked for
+(a doubles run stopped on it at update 79)."""
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+FLOOR = 30.0   # the most a snapshot's quality counts below the best one's
 
 
 class League:
@@ -24,7 +29,7 @@ class League:
 
     def probabilities(self) -> np.ndarray:
         q = np.array([s["quality"] for s in self.snapshots], dtype=np.float64)
-        e = np.exp(q - q.max())
+        e = np.exp(np.maximum(q - q.max(), -FLOOR))
         return e / e.sum()
 
     def sample(self, k: int, rng: np.random.Generator) -> list[dict]:
