@@ -8,7 +8,11 @@ from metapvp.engine.bridge import Engine
 from metapvp.engine.simulator import Simulator
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)] + ["gen9customgame"]
-TEAMS = {"gen9customgame": ("static/teams/sample-a.txt", "static/teams/sample-b.txt")}
+# doubles battles, recorded and replayed with the doubles contract
+DOUBLES_FORMATS = ["gen9randomdoublesbattle", "gen9vgc2025regi"]
+DOUBLES_CONTRACT = "doubles-v1"
+TEAMS = {"gen9customgame": ("static/teams/sample-a.txt", "static/teams/sample-b.txt"),
+         "gen9vgc2025regi": ("static/teams/gen9vgc2025regi-a.txt", "static/teams/gen9vgc2025regi-b.txt")}
 # Beside each battle's singles-v1 expectation, one for the features singles-v2 adds (the battle
 # knowledge), in FILE-v2.npz.
 KNOWLEDGE_CONTRACT = "singles-v2"
