@@ -3,6 +3,8 @@
 import {RESERVED} from './contract.js';
 import {BattleInputError} from './view.js';
 import {knowledgeOf, DAMAGE_COLUMNS, FOE_MOVES} from './knowledge/index.js';
+import {doublesKnowledge} from './knowledge/doubles.js';
+import {writePositionMasks, POSITION_ACTIONS, moveAction, TARGETS} from './doubles.js';
 
 const {none: NONE, unknown: UNKNOWN} = RESERVED;
 const STATS = ['hp', 'atk', 'def', 'spa', 'spd', 'spe'];
@@ -65,6 +67,7 @@ export const COLUMNS = {
   'pokemon.stats': STAT_COLUMNS,
   'pokemon.boosts': ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'],
   'pokemon.position': ['left', 'right'],
+  'doubles.move_damage': ['expected', 'ko_chance'],
   'pokemon.flags': ['present', 'revealed', 'active', 'fainted', 'terastallized', 'transformed', 'stats_known',
     'item_known', 'ability_known', 'status_counter'],
   'move.damage': DAMAGE_COLUMNS,
@@ -97,6 +100,9 @@ class Context {
 
   /** Damage, speed and possible sets (knowledge/), computed on first use. */
   get knowledge() { return this._knowledge || (this._knowledge = knowledgeOf(this.view)); }
+
+  /** The doubles knowledge (knowledge/doubles.js), computed on first use. */
+  get doubles() { return this._doubles || (this._doubles = doublesKnowledge(this.view)); }
 }
 
 function rowsOf(side, request) {
@@ -367,6 +373,38 @@ const WRITERS = {
       if (st) STATS.forEach((name, k) => put(f, a, at + j * f.width, k, st[name] / 500));
     });
   },
+  // --- battle knowledge (doubles-v2) ---
+  'doubles.move_damage'(ctx, c, f, a, at) {
+    // [position, move slot, gimmick, target (foe left, foe right, ally), (expected, ko chance)]
+    const req = ctx.request;
+    if (!ctx.view.needsDecision || !req.active || req.forceSwitch || req.teamPreview) return;
+    const k = ctx.doubles;
+    writePositionMasks(req, positionMask, 0);
+    const [slots, gimmicks, targets] = [f.shape[1], f.shape[2], f.shape[3]];
+    for (let pos = 0; pos < f.shape[0]; pos++) {
+      for (let slot = 0; slot < slots; slot++) {
+        for (let g = 0; g < gimmicks; g++) {
+          if (!usable(positionMask, pos, slot, g)) continue;
+          const rows = [k.dealt(pos, slot, g, 0), k.dealt(pos, slot, g, 1), k.dealtAlly(pos, slot, g)];
+          for (let t = 0; t < targets; t++) {
+            const o = at + (((pos * slots + slot) * gimmicks + g) * targets + t) * f.width;
+            if (rows[t]) put(f, a, o, 0, rows[t][0]), put(f, a, o, 1, rows[t][3]);
+          }
+        }
+      }
+    }
+  },
+  'doubles.threat'(ctx, c, f, a, at) {
+    // [foe position, own row]: the most it is expected to deal to that row with its likely moves
+    if (!ctx.view.needsDecision || ctx.request.teamPreview) return;
+    for (let fp = 0; fp < f.shape[0]; fp++) {
+      for (let j = 0; j < f.shape[1] && j < ctx.request.side.pokemon.length; j++) a[at + fp * f.shape[1] + j] = ctx.doubles.threat(fp, j);
+    }
+  },
+  'doubles.best_hit'(ctx, c, f, a, at) {
+    if (!ctx.view.needsDecision || ctx.request.teamPreview) return;
+    for (let j = 0; j < f.shape[0] && j < ctx.request.side.pokemon.length; j++) a[at + j] = ctx.doubles.bestHit(j);
+  },
   'action.mask'(ctx, c, f, a, at) {
     if (!ctx.view.needsDecision) return;
     c.table.writeMask(ctx.request, a, at);
@@ -375,6 +413,13 @@ const WRITERS = {
 };
 
 const GIMMICKS_N = 6;
+const positionMask = new Uint8Array(2 * POSITION_ACTIONS);
+
+/** Whether position pos may use move slot `slot` with gimmick g at any target. */
+function usable(mask, pos, slot, g) {
+  for (let t = 0; t < TARGETS.length; t++) if (mask[pos * POSITION_ACTIONS + moveAction(slot, t, g)]) return true;
+  return false;
+}
 
 function putPairs(f, a, at, pairs) {
   for (let j = 0; j < 6; j++) {

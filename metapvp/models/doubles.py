@@ -3,7 +3,9 @@ encoder, a torso over the four Pokemon in play, and a head per position over its
 (js/src/doubles.js): each move slot scored against each target -- the foe's left and right, our
 ally, itself, or none -- with each gimmick, each switch against the Pokemon it brings in, and
 pass. The joint action's logit is the sum of the two positions' (a product policy, restricted to
-the pairs the contract's mask allows, and so renormalised over them)."""
+the pairs the contract's mask allows, and so renormalised over them). Where the contract has the
+doubles battle knowledge (doubles-v2), each (move, target) also reads its damage with every
+gimmick, and each switch what the Pokemon brought in deals and is threatened with."""
 from __future__ import annotations
 
 from typing import Dict, Optional, Tuple
@@ -16,6 +18,8 @@ from metapvp.models.network import POKEMON_FLOATS, PolicyNet, RunningNorm, mlp, 
 POSITIONS = 2
 TARGETS = 5          # none, foe left, foe right, ally, self (the order of js/src/doubles.js)
 MOVE_EXTRA = 4       # per (move, target): immune, log2 effectiveness, STAB, expected power
+KNOWLEDGE = ("doubles.move_damage", "doubles.threat", "doubles.best_hit")
+SWITCH_KNOWLEDGE = 3  # per switch: its best hit on a foe in play, each foe's threat to it
 
 
 class DoublesPolicyNet(PolicyNet):
@@ -35,10 +39,23 @@ class DoublesPolicyNet(PolicyNet):
         self.pokemon_in = nn.Linear(self.pokemon_width, d)
         self.torso = nn.Sequential(nn.Linear(7 * d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
         self.no_target = nn.Parameter(torch.zeros(d))
-        self.move_head = mlp(h + 3 * d + MOVE_EXTRA, h, self.num_gimmicks)
-        self.switch_head = mlp(h + 2 * d, h, 1)
+        self.doubles_knowledge = all(n in contract.by_name for n in KNOWLEDGE)
+        # per (move, target): [expected, ko chance] with each gimmick
+        move_k = self.num_gimmicks * 2 if self.doubles_knowledge else 0
+        switch_k = SWITCH_KNOWLEDGE if self.doubles_knowledge else 0
+        self.move_head = mlp(h + 3 * d + MOVE_EXTRA + move_k, h, self.num_gimmicks)
+        self.switch_head = mlp(h + 2 * d + switch_k, h, 1)
         self.pass_head = mlp(h + d, h, 1)
         self.critic = mlp(h + 2 * d + 1, h, 1)
+
+    def target_damage(self, obs: Dict[str, Tensor], k: int) -> Tensor:
+        """(B, 4, 5 targets, G * 2): position k's damage rows per move and target -- none (a
+        spread move: both foes' expected damage summed, the surer knockout), foe left, foe right,
+        ally, self (none)."""
+        d = obs["doubles.move_damage"][:, k].float()                            # (B, 4, G, 3, 2)
+        spread = torch.stack([d[..., :2, 0].sum(-1), d[..., :2, 1].amax(-1)], -1)   # (B, 4, G, 2)
+        rows = torch.stack([spread, d[..., 0, :], d[..., 1, :], d[..., 2, :], torch.zeros_like(spread)], 2)
+        return rows.flatten(3)                                                  # (B, 4, 5, G * 2)
 
     def forward(self, obs: Dict[str, Tensor], priv: Optional[Dict[str, Tensor]] = None
                 ) -> Tuple[Tensor, Tensor, Tensor]:
@@ -76,14 +93,18 @@ class DoublesPolicyNet(PolicyNet):
             extra = torch.stack([(eff == 0).float(), torch.log2(eff.clamp(min=0.25)) / 2,
                                  stab.unsqueeze(-1).expand(b, 4, TARGETS),
                                  power[:, k].unsqueeze(-1) * eff * (1.0 + 0.5 * stab.unsqueeze(-1))], -1)
+            if self.doubles_knowledge:
+                extra = torch.cat([extra, self.target_damage(obs, k)], -1)
             move_vecs = self.move_vectors(per_id, own_moves[:, k], own_pp[:, k])   # (B, 4, d)
             inputs = torch.cat([z[:, None, None].expand(b, 4, TARGETS, z.shape[-1]),
                                 own[:, None, None].expand(b, 4, TARGETS, own.shape[-1]),
                                 move_vecs.unsqueeze(2).expand(b, 4, TARGETS, move_vecs.shape[-1]),
                                 target_vecs.unsqueeze(1).expand(b, 4, TARGETS, target_vecs.shape[-1]), extra], -1)
             moves = self.move_head(inputs).reshape(b, -1)                       # (B, 4 * 5 * G)
-            switches = self.switch_head(torch.cat([z.unsqueeze(1).expand(b, 6, z.shape[-1]),
-                                                   own.unsqueeze(1).expand(b, 6, own.shape[-1]), mons[:, 0]], -1))
+            switch_in = [z.unsqueeze(1).expand(b, 6, z.shape[-1]), own.unsqueeze(1).expand(b, 6, own.shape[-1]), mons[:, 0]]
+            if self.doubles_knowledge:
+                switch_in += [obs["doubles.best_hit"].float().unsqueeze(-1), obs["doubles.threat"].float().transpose(1, 2)]
+            switches = self.switch_head(torch.cat(switch_in, -1))
             passes = self.pass_head(torch.cat([z, own], -1))
             position_logits.append(torch.cat([moves, switches.squeeze(-1), passes], -1))   # (B, 127)
         joint = (position_logits[0].unsqueeze(2) + position_logits[1].unsqueeze(1)).reshape(b, -1)

@@ -141,8 +141,40 @@ class DoublesBattlesTest(unittest.TestCase):
         parallel_api_test(PokemonParallelEnv(format="gen9randomdoublesbattle", contract="doubles-v1"), num_cycles=100)
 
 
+class DoublesKnowledgeTest(unittest.TestCase):
+    def test_damage_lands_on_the_position_and_target_it_names(self):
+        """doubles-v2 at VGC's first turn, leads chosen: our left Incineroar (Fake Out, Flare
+        Blitz, Knock Off, Parting Shot) against Calyrex-Shadow (left) and Miraidon (right), our
+        ally Rillaboom."""
+        from metapvp.engine.v8 import context
+        sim = Simulator("doubles-v2")
+        teams = {side: context().pack_team(team) for side, team in vgc_teams().items()}
+        step = sim.start([{"id": "k", "format": VGC, "seed": "1,2,3,4", **teams}])
+        leads = 120 * 127 + 121   # rows 0 and 1 lead
+        step = sim.step([(d.battle, d.side, leads) for d in step.decisions])
+        [row] = [d.row for d in step.decisions if d.side == "p1"]
+        damage = step.obs["doubles.move_damage"][row]   # [position, slot, gimmick, target, (expected, ko)]
+        fake_out, flare_blitz, knock_off, parting_shot = range(4)
+        self.assertEqual(damage[0, fake_out, 0, 0, 0], 0.0)          # Normal on a Ghost
+        self.assertGreater(damage[0, fake_out, 0, 1, 0], 0.0)        # on Miraidon it lands
+        self.assertGreater(damage[0, knock_off, 0, 0, 0], 2 * damage[0, knock_off, 0, 1, 0])  # Dark: 4x on Calyrex
+        self.assertGreater(damage[0, flare_blitz, 0, 2, 0], 0.5)     # Fire on our Grass ally
+        self.assertEqual(damage[0, parting_shot].sum(), 0.0)        # a status move
+        self.assertGreater(damage[0, knock_off, 1, 0, 0], 0.0)       # with Terastallization too
+        self.assertEqual(damage[0, knock_off, 2:].sum(), 0.0)        # no other gimmick in gen 9
+        self.assertTrue(((damage >= 0) & (damage <= 1)).all())
+        best = step.obs["doubles.best_hit"][row]
+        self.assertEqual(best[0], damage[0, :, 0, :2, 0].max())      # the leads' best hit, from the same numbers
+        sim.close()
+
+
 class DoublesNetworkTest(unittest.TestCase):
     def test_a_fresh_network_plays_only_legal_pairs_and_survives_its_model_file(self):
+        for name in ("doubles-v1", "doubles-v2"):
+            with self.subTest(contract=name):
+                self.check_network(name)
+
+    def check_network(self, name):
         import tempfile
         from pathlib import Path
 
@@ -151,11 +183,12 @@ class DoublesNetworkTest(unittest.TestCase):
         from metapvp.models import load_model, new_model, save_model, to_tensors
         from metapvp.models.doubles import DoublesPolicyNet
         from metapvp.players.neural import NeuralPlayer
-        contract = load("doubles-v1")
+        contract = load(name)
         torch.manual_seed(0)
         net = new_model(contract).eval()
         self.assertIsInstance(net, DoublesPolicyNet)
-        sim = Simulator("doubles-v1")
+        self.assertEqual(net.doubles_knowledge, name == "doubles-v2")
+        sim = Simulator(name)
         step = sim.start([{"id": f"n{i}", "format": "gen9randomdoublesbattle", "seed": f"{i},2,3,4"} for i in range(4)])
         rows = [d.row for d in step.decisions]
         obs = to_tensors({k: v[rows] for k, v in step.obs.items()})
@@ -170,7 +203,7 @@ class DoublesNetworkTest(unittest.TestCase):
             with torch.no_grad():
                 torch.testing.assert_close(torch.softmax(again(obs)[0], -1), probs)
         sim.close()
-        results = list(play(NeuralPlayer(net, name="fresh", seed=1, contract="doubles-v1"), make_player("random", 2),
+        results = list(play(NeuralPlayer(net, name="fresh", seed=1, contract=name), make_player("random", 2),
                             "gen9randomdoublesbattle", range(8), seed=1, concurrency=8))
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
