@@ -216,6 +216,9 @@ class PolicyNet(nn.Module):
         # own row 0 is the active Pokemon; the foe's active one is flagged
         own_active = mons[:, 0, 0]
         foe_active_w = flags[:, 1, :, self.col_active]
+        # the first flagged row only: a log that puts two of the foe's Pokemon in play (a
+        # doubles battle read as singles) must not add up their type ids
+        foe_active_w = foe_active_w * (foe_active_w.cumsum(1) <= 1)
         foe_active = (mons[:, 1] * foe_active_w.unsqueeze(-1)).sum(1)
         pooled = mons.sum(2) / present.sum(2).clamp(min=1.0).unsqueeze(-1)
         g = (self.global_in(self.global_norm(self.global_floats_of(obs))) + self.gen(obs["battle.gen"].long().reshape(b))

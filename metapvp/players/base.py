@@ -46,7 +46,7 @@ class GuidedPlayer(Player):
     def __init__(self, policy):
         self.policy = policy           # a NeuralPlayer
         self.contract = policy.contract
-        game_type = contracts.load(self.contract).game_type
+        game_type = contracts.load(self.contract).game_type if self.contract else "singles"
         if game_type != "singles":
             raise ValueError(f"{type(self).__name__} plays singles battles; its model reads {self.contract}, "
                              f"a {game_type} contract")
