@@ -29,10 +29,13 @@ class FuzzStats:
     problems: list = field(default_factory=list)   # what broke the rules: must stay empty
 
 
-def recorded_streams() -> list[tuple[str, str, list[list[str]]]]:
-    """(name, perspective, pumps) of every golden battle and side; a pump is a list of messages."""
+def recorded_streams(formats=None) -> list[tuple[str, str, list[list[str]]]]:
+    """(name, perspective, pumps) of every golden battle (of `formats`, where given) and side; a
+    pump is a list of messages."""
     out = []
     for path in sorted(GOLDEN.glob("*.json.gz")):
+        if formats is not None and path.name.rsplit("-", 1)[0] not in formats:
+            continue
         with gzip.open(path, "rt") as f:
             battle = json.load(f)
         name = path.name[: -len(".json.gz")]
@@ -115,12 +118,15 @@ def mutate_pump(pump: list[str], rng: np.random.Generator, rate: float) -> tuple
     return out, n
 
 
-def fuzz_engine(lines: int, seed: int = 0, rate: float = 0.25, engine=None) -> FuzzStats:
-    """Feeds recorded battles with mutated lines through Engine.batch until `lines` lines were
-    mutated: every recorded battle fuzzed, beside clean copies of two of them, in the same calls."""
+def fuzz_engine(lines: int, seed: int = 0, rate: float = 0.25, engine=None, formats=None) -> FuzzStats:
+    """Feeds recorded battles (of `formats`: default the singles golden formats, for the
+    default engine's singles contract) with mutated lines through Engine.batch until `lines`
+    lines were mutated: every recorded battle fuzzed, beside clean copies of two of them, in
+    the same calls."""
     from metapvp.engine import Engine, EngineError
+    from metapvp.tests.golden import FORMATS
     engine = engine or Engine()
-    streams = recorded_streams()
+    streams = recorded_streams(FORMATS if formats is None else formats)
     reference = [list(_clean_rows(engine, name, side, pumps)) for name, side, pumps in streams]
     rng = np.random.default_rng(seed)
     stats = FuzzStats()

@@ -95,6 +95,15 @@ class FuzzTest(unittest.TestCase):
         self.assertEqual(stats.problems, [])
         self.assertGreater(stats.errors, 0)
 
+    def test_mutated_doubles_battles_with_the_doubles_contract(self):
+        from metapvp.engine import Engine
+        from metapvp.tests.fuzzing import fuzz_engine
+        from metapvp.tests.golden import DOUBLES_CONTRACT, DOUBLES_FORMATS
+        stats = fuzz_engine(lines=5_000, seed=8, engine=Engine(DOUBLES_CONTRACT), formats=DOUBLES_FORMATS)
+        self.assertGreaterEqual(stats.mutated, 5_000)
+        self.assertEqual(stats.problems, [])
+        self.assertGreater(stats.errors, 0)
+
 
 if __name__ == "__main__":
     unittest.main()
