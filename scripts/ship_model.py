@@ -76,8 +76,8 @@ def eval_commands(dirs: list[Path]) -> list[str]:
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
         name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
-        out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --num-matches {r['matches']} "
-                   f"--seed {r['seed']}")
+        out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --format {r['format']} "
+                   f"--num-matches {r['matches']} --seed {r['seed']}")
     return out
 
 
@@ -113,9 +113,9 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"Any command that takes a player takes `agent` (the model for the format it plays) or `agent:{fmt}`:",
         "",
         "```bash",
-        "./rp metapvp/exe/head2head.py --p1 agent --p2 heuristic",
-        "./rp metapvp/exe/challenge_bot.py agent --port 8000",
-        "./rp metapvp/exe/serve_api.py --model agent",
+        f"./rp metapvp/exe/head2head.py --p1 agent --p2 heuristic --format {fmt}",
+        f"./rp metapvp/exe/challenge_bot.py agent --port 8000 --formats {fmt}",
+        f"./rp metapvp/exe/serve_api.py --model agent:{fmt}",
         "```",
         "",
         "| | |",

@@ -33,6 +33,16 @@ class ShippedAgentTest(unittest.TestCase):
         # a model file plays as trained
         self.assertEqual(make_player(str(SHIPPED_MODELS / "gen9randombattle.zip")).temperature, 1.0)
 
+    def test_agent_in_doubles_plays_the_doubles_model_at_its_most_probable_action(self):
+        agent = make_player("agent", seed=1, fmt="gen9randomdoublesbattle")
+        self.assertEqual((agent.contract, agent.temperature), ("doubles-v2", 0.0))
+        results = list(play(agent, make_player("random", 7), "gen9randomdoublesbattle", range(40), seed=2,
+                            concurrency=20))
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(r.invalid for r in results), 0)
+        wins = sum(r.winner == "a" for r in results)
+        self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random in doubles")
+
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
 
@@ -64,6 +74,14 @@ class ShippedAgentApiTest(test_serve_api.ServeApiTest):
         # the answers came from the lookahead, not from the policy alone after a failure
         self.assertGreater(self.api.player.looked, 5)
         self.assertEqual(self.api.player.failed, 0)
+
+
+class ShippedDoublesAgentApiTest(test_serve_api.DoublesServeApiTest):
+    """The shipped doubles model behind serve_api plays a whole random doubles battle."""
+
+    @classmethod
+    def player(cls):
+        return make_player("agent", seed=3, fmt="gen9randomdoublesbattle")
 
 
 if __name__ == "__main__":
