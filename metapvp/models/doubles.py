@@ -13,7 +13,7 @@ from typing import Dict, Optional, Tuple
 import torch
 from torch import Tensor, nn
 
-from metapvp.models.network import POKEMON_FLOATS, PolicyNet, RunningNorm, mlp, width
+from metapvp.models.network import PolicyNet, mlp
 
 POSITIONS = 2
 TARGETS = 5          # none, foe left, foe right, ally, self (the order of js/src/doubles.js)
@@ -23,20 +23,14 @@ SWITCH_KNOWLEDGE = 3  # per switch: its best hit on a foe in play, each foe's th
 
 
 class DoublesPolicyNet(PolicyNet):
-    def __init__(self, contract, preset: str = "small", move_table: Optional[Tensor] = None,
-                 type_chart: Optional[Tensor] = None):
-        super().__init__(contract, preset, move_table, type_chart)
-        d, h = self.species.embedding_dim, self.torso[0].out_features
+    # the position each Pokemon stands in is one more of its floats
+    extra_pokemon_floats = ("pokemon.position",)
+
+    def build_heads(self, contract, d: int, h: int):
         self.position_actions = contract.head_sizes[0]
         self.num_gimmicks = (self.position_actions - 7) // (4 * TARGETS)
         if self.position_actions * contract.head_sizes[1] != self.num_actions or self.num_gimmicks * 4 * TARGETS + 7 != self.position_actions:
             raise ValueError(f"contract {contract.name}: its action heads are not the doubles table's")
-        # the position each Pokemon stands in is one more of its floats
-        self.pokemon_floats = list(POKEMON_FLOATS) + ["pokemon.position"]
-        self.pokemon_inputs = self.pokemon_inputs + ["pokemon.position"]
-        self.pokemon_width = width(contract, self.pokemon_floats, 2)
-        self.pokemon_norm = RunningNorm(self.pokemon_width)
-        self.pokemon_in = nn.Linear(self.pokemon_width, d)
         self.torso = nn.Sequential(nn.Linear(7 * d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
         self.no_target = nn.Parameter(torch.zeros(d))
         self.doubles_knowledge = all(n in contract.by_name for n in KNOWLEDGE)

@@ -82,6 +82,9 @@ def mlp(inp: int, hidden: int, out: int) -> nn.Sequential:
 
 
 class PolicyNet(nn.Module):
+    # per-Pokemon floats a subclass reads beside POKEMON_FLOATS (doubles: the position it stands in)
+    extra_pokemon_floats: Tuple[str, ...] = ()
+
     def __init__(self, contract, preset: str = "small", move_table: Optional[Tensor] = None,
                  type_chart: Optional[Tensor] = None):
         super().__init__()
@@ -99,12 +102,6 @@ class PolicyNet(nn.Module):
         self.col_accuracy = contract.table_column("moves", "accuracy")
         self.col_type = contract.table_column("moves", "type")
         self.knowledge = all(n in contract.by_name for n in KNOWLEDGE)
-        move_k = switch_k = foe_k = 0
-        if self.knowledge:
-            move_k = width(contract, ("move.damage", "move.first"), 1)        # per move slot
-            switch_k = width(contract, ("switch.dealt", "switch.taken", "switch.first"), 1)
-            # the foe's candidate moves: probability and damage on our active Pokemon
-            foe_k = contract.by_name["foe.move_prob"].shape[0] * (1 + contract.by_name["foe.move_damage"].shape[-1])
         self.col_foe_expected = contract.column("foe.move_damage", "expected") if self.knowledge else 0
         # Static dex data (see js/src/dextables.js), saved with the weights.
         n_table = len(contract.tables["moves"]["columns"])
@@ -122,15 +119,27 @@ class PolicyNet(nn.Module):
         self.side = nn.Embedding(2, d)
         self.move_static = nn.Linear(self.move_table.shape[1] - 1 + 1, d)  # table (type id apart) + pp
         self.global_floats: List[str] = list(GLOBAL_FLOATS)
-        self.pokemon_floats: List[str] = list(POKEMON_FLOATS)
-        self.pokemon_inputs: List[str] = list(POKEMON_IDS + POKEMON_FLOATS)
+        self.pokemon_floats: List[str] = list(POKEMON_FLOATS) + list(self.extra_pokemon_floats)
+        self.pokemon_inputs: List[str] = list(POKEMON_IDS) + self.pokemon_floats
         self.global_width = width(contract, GLOBAL_FLOATS, 0)
-        self.pokemon_width = width(contract, POKEMON_FLOATS, 2)
+        self.pokemon_width = width(contract, self.pokemon_floats, 2)
         self.global_norm = RunningNorm(self.global_width)
         self.pokemon_norm = RunningNorm(self.pokemon_width)
         self.global_in = nn.Linear(self.global_width, d)
         self.pokemon_in = nn.Linear(self.pokemon_width, d)
         self.pokemon_mlp = nn.Sequential(nn.LayerNorm(d), mlp(d, h, d))
+        self.win_head = nn.Linear(h, 1)
+        self.build_heads(contract, d, h)
+
+    def build_heads(self, contract, d: int, h: int):
+        """The torso over the Pokemon in play and the action and value heads (a doubles network
+        builds its own)."""
+        move_k = switch_k = foe_k = 0
+        if self.knowledge:
+            move_k = width(contract, ("move.damage", "move.first"), 1)        # per move slot
+            switch_k = width(contract, ("switch.dealt", "switch.taken", "switch.first"), 1)
+            # the foe's candidate moves: probability and damage on our active Pokemon
+            foe_k = contract.by_name["foe.move_prob"].shape[0] * (1 + contract.by_name["foe.move_damage"].shape[-1])
         self.torso = nn.Sequential(nn.Linear(5 * d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
         self.move_head = mlp(h + d + MOVE_EXTRA + move_k, h, self.num_gimmicks)
         self.switch_head = mlp(h + d + SWITCH_EXTRA + switch_k, h, self.num_gimmicks)
@@ -138,7 +147,6 @@ class PolicyNet(nn.Module):
         self.knowledge_in = nn.Linear(foe_k, d) if self.knowledge else nn.Identity()
         self.foe_stats_in = nn.Linear(6, d) if self.knowledge else nn.Identity()
         self.critic = mlp(h + 2 * d + 1, h, 1)
-        self.win_head = nn.Linear(h, 1)
 
     # --- encoders -------------------------------------------------------------------------
     def global_floats_of(self, obs: Dict[str, Tensor]) -> Tensor:
