@@ -31,45 +31,53 @@ export function maxdamage(view) {
   return best < 0 ? 0 : best;  // nothing legal: let the simulator say so
 }
 
-/** Damage scores of position k's actions (0 for those that deal none). */
+/** Damage scores of position k's actions (0 for those that deal none, and for gimmicks). */
 function positionScores(view, k) {
   const scores = new Float64Array(POSITION_ACTIONS);
-  const active = view.request.active[k];
   const me = view.self.active[k];
-  if (!active || !me) return scores;
+  if (!me) return scores;
   const battle = view.battle, gen = battle.gen;
   const myTypes = typesOf(battle, me);
-  const alive = p => p && !p.fainted;
-  const foes = view.foe.active.map(p => (alive(p) ? p : null));
-  const ally = alive(view.self.active[1 - k]) ? view.self.active[1 - k] : null;
   const hit = (m, p) => (m.basePower || 0) * gen.types.totalEffectiveness(m.type, typesOf(battle, p)) *
     (myTypes.includes(m.type) ? 1.5 : 1);
-  for (let p = 0; p < SWITCH0; p++) {
-    const {slot, target, gimmick} = decodeMove(p);
-    if (gimmick || !active.moves[slot]) continue;
-    const m = gen.moves.get(active.moves[slot].id);
-    if (!m || m.category === 'Status') continue;
-    const t = TARGETS[target];
-    if (t === 'foe1' || t === 'foe2') {
-      const foe = foes[FOE_TARGETS[t.slice(3)]];
-      if (foe) scores[p] = hit(m, foe);
-    } else if (t === '') {
-      const hitFoes = foes.filter(Boolean);
-      const hitAlly = m.target === 'allAdjacent' && ally ? [ally] : [];
-      const spread = ['allAdjacentFoes', 'allAdjacent'].includes(m.target);
-      if (spread) {
-        const factor = hitFoes.length + hitAlly.length > 1 ? SPREAD : 1;
-        scores[p] = factor * (hitFoes.reduce((s, f) => s + hit(m, f), 0) - hitAlly.reduce((s, f) => s + hit(m, f), 0));
-      } else if (hitFoes.length) {  // a random foe (Outrage, Struggle...)
-        scores[p] = hitFoes.reduce((s, f) => s + hit(m, f), 0) / hitFoes.length;
-      }
-    }
+  const foes = view.foe.active.map(p => (alive(p) ? p : null));
+  for (const {p, gimmick, move, hits, share, ally} of moveActions(view, k, foes)) {
+    if (gimmick) continue;
+    scores[p] = share * (hits.reduce((s, f) => s + hit(move, foes[f]), 0) - (ally ? hit(move, ally) : 0));
   }
   return scores;
 }
 
-const EXPECTED = 0, KO = 3;                     // columns of a damage row (knowledge/damage.js)
+const alive = p => p && !p.fainted ? p : null;
 const SPREAD_TARGETS = new Set(['allAdjacentFoes', 'allAdjacent']);
+
+/** Position pos's damaging move actions that hit a foe in `foes` (per foe position, null where
+ * none stands): {p: the position action, slot, gimmick, move, hits: the foe positions hit,
+ * spread: whether it hits all of them at once, share: the part of its damage each target takes
+ * (3/4 for a spread move hitting more than one, 1/n for a move hitting one of n at random),
+ * ally: our ally where the move hits it too}. */
+function* moveActions(view, pos, foes) {
+  const active = view.request.active[pos];
+  if (!active) return;
+  const gen = view.battle.gen;
+  const live = [0, 1].filter(f => foes[f]);
+  for (let p = 0; p < SWITCH0; p++) {
+    const {slot, target, gimmick} = decodeMove(p);
+    if (!active.moves[slot]) continue;
+    const move = gen.moves.get(active.moves[slot].id);
+    if (!move || move.category === 'Status') continue;
+    const t = TARGETS[target];
+    const aimed = t === 'foe1' ? [0] : t === 'foe2' ? [1] : t === '' ? live : [];
+    const hits = aimed.filter(f => foes[f]);
+    if (!hits.length) continue;
+    const spread = SPREAD_TARGETS.has(move.target) && t === '';
+    const ally = spread && move.target === 'allAdjacent' ? alive(view.self.active[1 - pos]) : null;
+    const share = spread ? (hits.length + (ally ? 1 : 0) > 1 ? SPREAD : 1) : t === '' ? 1 / hits.length : 1;
+    yield {p, slot, gimmick, move, hits, spread, share, ally};
+  }
+}
+
+const EXPECTED = 0, KO = 3;                     // columns of a damage row (knowledge/damage.js)
 
 /** Heuristic for doubles: the battle knowledge (@smogon/calc damage with the foe's likely sets)
  * read as rules. Each pair of actions is valued by what it does to each foe: the damage the two
@@ -120,22 +128,7 @@ function bestPair(left, right, pair, fallback) {
  * price on a gimmick}; undefined for actions that deal nothing. */
 function positionEffects(view, k, pos) {
   const out = new Array(POSITION_ACTIONS);
-  const active = view.request.active[pos];
-  if (!active) return out;
-  const gen = view.battle.gen;
-  const live = [0, 1].filter(f => k.foes[f]);
-  for (let p = 0; p < SWITCH0; p++) {
-    const {slot, target, gimmick} = decodeMove(p);
-    if (!active.moves[slot]) continue;
-    const m = gen.moves.get(active.moves[slot].id);
-    if (!m || m.category === 'Status') continue;
-    const t = TARGETS[target];
-    const hits = t === 'foe1' ? [0] : t === 'foe2' ? [1] : t === '' ? live : [];
-    if (!hits.length) continue;
-    const spread = SPREAD_TARGETS.has(m.target) && t === '';
-    const random = t === '' && !spread;  // Outrage, Struggle: one foe at random
-    const share = spread ? (live.length + (m.target === 'allAdjacent' && view.self.active[1 - pos] ? 1 : 0) > 1 ? SPREAD : 1)
-      : random ? 1 / hits.length : 1;
+  for (const {p, slot, gimmick, hits, spread, share, ally} of moveActions(view, pos, k.foes)) {
     const e = {dealt: [0, 0], ko: [0, 0], cost: gimmick ? 0.05 : 0};
     for (const f of hits) {
       const row = k.dealt(pos, slot, gimmick, f);
@@ -143,7 +136,7 @@ function positionEffects(view, k, pos) {
       e.dealt[f] = row[EXPECTED] * share;
       e.ko[f] = row[KO] * (spread ? 0.75 : share);
     }
-    if (spread && m.target === 'allAdjacent') {
+    if (ally) {
       const row = k.dealtAlly(pos, slot, gimmick);
       if (row) e.cost += (row[EXPECTED] + row[KO]) * share;
     }
