@@ -22,7 +22,10 @@ import {toID} from '../src/contract.js';
 const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
 
-export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2, weight = 0, halve = 0}) {
+/** p1 plays the search's choices (options: the search's, 8 visits over 2 worlds and no halving
+ * unless given), p2 at random; see the top of this file. */
+export function checkWorlds({format, battles, seed, ...options}) {
+  const searchOptions = {nodes: 8, worlds: 2, weight: 0, halve: 0, ...options};
   const prng = new PRNG(seed);
   const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
     illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
@@ -37,7 +40,7 @@ export function checkWorlds({format, battles, seed, nodes = 8, worlds = 2, weigh
         const legal = [];
         for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
         let action = legal.length ? legal[prng.random(legal.length)] : 0;
-        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, {nodes, worlds, weight, halve});
+        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, searchOptions);
         match.act(side, action);
         if (side === 'p1' && view.refusals) out.refused++;
       }

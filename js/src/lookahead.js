@@ -7,6 +7,7 @@ import {PRNG} from '@pkmn/sim';
 import {GIMMICKS} from './actions.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {lead} from './evaluation.js';
+import {playOnce, hardestHit} from './greedy.js';
 
 const G = GIMMICKS.length;
 
@@ -96,37 +97,3 @@ function playTurn(start, ours, theirs, playOn, seed) {
   for (let t = 0; t < playOn; t++) playOnce(battle);
   return lead(battle, me);
 }
-
-/** One more turn, both sides taking their hardest-hitting move (replacing fainted Pokemon with
- * the first able one): what a turn set up (a switch, a boost, a status) shows in what follows. */
-function playOnce(battle) {
-  const turn = battle.turn;
-  for (let guard = 0; guard < 6 && !battle.ended && battle.turn === turn; guard++) {
-    for (const side of battle.sides) {
-      const req = side.activeRequest;
-      if (!req || req.wait || side.isChoiceDone()) continue;
-      const choice = req.forceSwitch ? 'default' : hardestHit(battle, side);
-      if (!battle.choose(side.id, choice)) battle.choose(side.id, 'default');
-      if (battle.ended) return;
-    }
-  }
-}
-
-function hardestHit(battle, side) {
-  const req = side.activeRequest;
-  const me = side.active[0], foe = side.foe.active[0];
-  if (!me || !foe || !req.active) return 'default';
-  const types = foe.getTypes();
-  let best = 'default', bestScore = 0;
-  req.active[0].moves.forEach((m, i) => {
-    if (m.disabled) return;
-    const move = battle.dex.moves.get(m.id);
-    if (!move.exists || move.category === 'Status' || !battle.dex.getImmunity(move.type, types)) return;
-    const score = (move.basePower || 0) * 2 ** battle.dex.getEffectiveness(move.type, types) *
-      (me.hasType(move.type) ? 1.5 : 1);
-    if (score > bestScore) { bestScore = score; best = `move ${i + 1}`; }
-  });
-  return best;
-}
-
-

@@ -5,8 +5,9 @@
 // rebuild.js). The tree is open-loop: a node is a sequence of joint choices from the root, each
 // visit restores the root and replays them with fresh chances (damage rolls, accuracy, critical
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
-// reached, not played out: by material (evaluation.js), by the network's value of the position
-// as the player would see it, or a blend (`net`). Where the network values a node it also gives
+// reached, or after `playOn` turns of both sides' hardest hits (greedy.js; no random rollouts):
+// by material (evaluation.js), by the network's value of the position as the player would see
+// it, or a blend (`net`). Where the network values a node it also gives
 // our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
 //
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
@@ -25,6 +26,7 @@ import {rebuild, ourChoice} from './rebuild.js';
 import {value, lead} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {linesFor} from './perspective.js';
+import {playOnce} from './greedy.js';
 import {Output} from './output.js';
 
 const G = GIMMICKS.length;
@@ -37,7 +39,7 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT).
 // (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 8, halve: 4};
+  weight: 8, halve: 4, playOn: 1};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -100,8 +102,8 @@ export const searchMethods = {
     if (!this.searchOutput) this.searchOutput = new Output(this.contract);
     return {leaves: this.searching.step(values, probs, this.searchOutput), generation: this.searchOutput.generation};
   },
-  /** Per decision: {visits, values, nodes, worlds, steps, ms}, null where there was nothing to
-   * search, or {error}. */
+  /** Per decision: {visits, values, nodes, worlds, steps, played_on, ms} (Search.result), null
+   * where there was nothing to search, or {error}. */
   searchResults() {
     if (!this.searching) throw new Error('no search under way (searchStart first)');
     const out = this.searching.results();
@@ -137,7 +139,7 @@ class Search {
     this.prior = prior;
     this.started = Date.now();
     this.random = mulberry32(o.seed);
-    this.nodes = this.steps = 0;
+    this.nodes = this.steps = this.playedOn = 0;
     this.pending = [];
     this.error = null;
     this.worlds = [];
@@ -179,6 +181,7 @@ class Search {
       const leaf = visit(world, o, this.random, forced);
       this.nodes++;
       this.steps += leaf.steps;
+      this.playedOn += leaf.playedOn;
       if (o.net > 0 && !leaf.battle.ended) {
         addVisit(leaf, 0, true);  // virtual: counted, valued when the network answers
         this.pending.push(leaf);
@@ -194,7 +197,8 @@ class Search {
     this.pending.splice(this.pending.indexOf(leaf), 1);
     const v = (1 - this.o.net) * leaf.material + this.o.net * win;
     addValue(leaf, v);
-    if (probs && leaf.request && leaf.node.ourPrior === undefined) {
+    // the network's probabilities are our prior at the leaf's node unless turns were played on
+    if (probs && leaf.request && !leaf.playedOn && leaf.node.ourPrior === undefined) {
       const legal = legalChoices(leaf.request);
       let total = 0;
       for (const a of Object.keys(legal)) total += probs[a] || 0;
@@ -227,13 +231,14 @@ class Search {
   }
 
   /** {best: the index of the action to play (in `actions`), visits, values, nodes, worlds,
-   * steps, ms}; null where there was nothing to search. */
+   * steps (turns simulated), played_on (of them, turns played past leaves), ms}; null where
+   * there was nothing to search. */
   result() {
     if (this.nothing) return null;
     const stats = this.rootStats(), {visits, values} = stats;
     const best = this.halving ? this.halving.best(this.scores(stats)) : bestAction(visits, values, this.prior, this.o.weight);
     return {best, visits, values, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
-      ms: Date.now() - this.started};
+      played_on: this.playedOn, ms: Date.now() - this.started};
   }
 }
 
@@ -314,8 +319,9 @@ function newNode() {
 }
 
 /** One visit: from the root down the tree, both sides picking (side 0 is us, 1 the foe; our
- * root choice `forced` where given), to a new node or the battle's end. Returns the leaf:
- * {world, path, node, battle, material (our value by material), steps (turns simulated)}. */
+ * root choice `forced` where given), to a new node or the battle's end, then `o.playOn` turns of
+ * hardest hits to value it. Returns the leaf: {world, path, node, battle, material (our value by
+ * material), steps (turns simulated), playedOn}. */
 function visit(world, o, random, forced = null) {
   const path = [];
   let node = world.root, battle;
@@ -351,7 +357,11 @@ function visit(world, o, random, forced = null) {
     path.push([node, picks]);
     node = child(node, picks.join('|'));
   }
-  return {world, path, node, battle, material: value(battle, world.rootLead, world.me), steps};
+  // played on past the leaf to value it; the tree keeps the leaf's own position
+  let playedOn = 0;
+  for (; playedOn < o.playOn && !battle.ended && path.length; playedOn++) playOnce(battle);
+  return {world, path, node, battle, material: value(battle, world.rootLead, world.me), steps: steps + playedOn,
+    playedOn};
 }
 
 /** Counts a visit along a leaf's path with value `v` (ours; the foe's is 1 - v); a virtual one

@@ -3,9 +3,11 @@
 For every decision with more than one legal action, a Monte Carlo tree search runs in the
 simulator (js/src/search.js): both sides choose at once at every node (decoupled PUCT), over
 several worlds drawn from what the player cannot see (the foe's sets, its unseen Pokemon), with
-chance sampled along the way. Our prior at the root is the policy's; new positions are valued
-by material, by the network's value head (the position encoded as the player would see it), or a
-blend; where the network values a position, its policy is our prior there.
+chance sampled along the way. Our prior at the root is the policy's; new positions are valued,
+after `play_on` turns of both sides' hardest hits (1: as the two-turn lookahead looks), by
+material, by the network's value head (the position encoded as the player would see it), or a
+blend; where the network values a position it reached without turns played on, its policy is our
+prior there.
 
 By default our root choices are searched by sequential halving over the policy's `halve` (4)
 likeliest: every candidate visited alike in rounds, the worse half dropped after each by
@@ -36,6 +38,7 @@ DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
 DEFAULT_WEIGHT = 8.0   # (the lookahead's weight 4 on material, in the search's value scale)
 DEFAULT_HALVE = 4
+DEFAULT_PLAY_ON = 1
 
 
 class SearchPlayer(GuidedPlayer):
@@ -45,22 +48,24 @@ class SearchPlayer(GuidedPlayer):
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
-    it needs a weight)."""
+    it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
+    before it is valued (the lookahead's play-on)."""
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
-                 weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, seed: int | None = None):
+                 weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
+                 seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
-                or (halve > 1 and not weight > 0)):
+                or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
-                             f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), "
+                             f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
-                             f"batch={batch}, weight={weight}, halve={halve}")
+                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}")
         super().__init__(policy)
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
-                        "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve)}
+                        "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on)}
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
         self.failed = 0                     # decisions whose search failed (the policy decided alone)

@@ -38,6 +38,9 @@
                                             PUCT like every other node)
   searchNqQ:MODEL                           the action kept: the highest log p + Q * its searched
                                             value (8 without q; h0q0: the one visited most)
+  searchNpP:MODEL                           P turns (0 to 3) of both sides' hardest hits played
+                                            past each new position before it is valued (1
+                                            without p)
 """
 from __future__ import annotations
 
@@ -50,7 +53,8 @@ from metapvp.players.base import Player
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import (DEFAULT_HALVE, DEFAULT_NET, DEFAULT_NODES, DEFAULT_WEIGHT, DEFAULT_WORLDS,
+from metapvp.players.search import (DEFAULT_HALVE, DEFAULT_NET, DEFAULT_NODES, DEFAULT_PLAY_ON, DEFAULT_WEIGHT,
+                                     DEFAULT_WORLDS,
                                      SearchPlayer)
 
 BUILTIN = {
@@ -109,7 +113,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
     if re.match(r"search[^.:]*:", spec):   # (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ]:MODEL, e.g. search64x2v0.5:agent")
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP]:MODEL, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -179,16 +183,17 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd][hM][qQ]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
-    value (0: the most visited; halving needs Q above 0)."""
+    value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
+    played past each new position before it is valued."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -199,14 +204,15 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     net = _number(m.group(4), DEFAULT_NET)
     halve = int(m.group(6)) if m.group(6) else DEFAULT_HALVE
     weight = _number(m.group(7), DEFAULT_WEIGHT)
+    play_on = int(m.group(8)) if m.group(8) else DEFAULT_PLAY_ON
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
-            or halve == 1 or halve > 16 or (halve and not weight):
+            or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3:
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
                         f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
-                        f"halving over 2 to 16 candidates (with a weight above 0)")
+                        f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on")
     foe = FOE_PRIORS[m.group(5) or "d"]
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
-                        weight=weight, halve=halve, seed=seed)
+                        weight=weight, halve=halve, play_on=play_on, seed=seed)
 
 
 def _number(text: str | None, default: float) -> float:

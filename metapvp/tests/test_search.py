@@ -108,6 +108,23 @@ class BudgetTest(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_leaves_are_valued_after_the_turns_played_on(self):
+        """Each visit that stops short of the battle's end plays `playOn` more turns of both
+        sides' hardest hits before its position is valued: more turns simulated, other values."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            found = [sim.search([key], [legal], [prior], [1], {"nodes": 16, "halve": 4, "weight": 8, "playOn": p})[0]
+                     for p in (0, 1, 2)]
+            self.assertEqual([r["nodes"] for r in found], [16, 16, 16])
+            # (no visit from a battle's first turn ends it: every one plays on)
+            self.assertEqual([r["played_on"] for r in found], [0, 16, 32])
+            self.assertTrue(all(r["steps"] >= 16 + r["played_on"] for r in found), found)
+            self.assertNotEqual(found[0]["values"], found[1]["values"])
+        finally:
+            sim.close()
+
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
         try:
@@ -132,9 +149,11 @@ class SearchPlayerTest(unittest.TestCase):
                  "search150msh2:agent")
         self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, specs)],
                          [(4, 8.0), (0, 8.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 8.0)])
+        self.assertEqual([make_player(s).options["playOn"] for s in ("search:agent", "search64p0:agent", "search8h2q4p3:agent")],
+                         [1, 0, 3])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
-                    "search8q0:agent", "search8h17:agent"):
+                    "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
