@@ -23,6 +23,7 @@ from metapvp.models import ModelError, load_model, new_model, save_model
 from metapvp.models import to_tensors
 from metapvp.players.neural import load_player
 from metapvp.players import make_player
+from metapvp.players.spec import shipped_model
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
 from metapvp.training.ppo import gae
@@ -375,6 +376,24 @@ class ImitationTest(unittest.TestCase):
             load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.holdout", "1.5"])
         with self.assertRaisesRegex(ConfigError, "pretrain.decisions"):
             load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.decisions", "-3"])
+
+
+class InitTest(unittest.TestCase):
+    def test_a_run_starts_from_a_model_files_weights_and_a_mismatch_is_named(self):
+        smoke = ROOT / "expts" / "smoke.yml"
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(load_expt(smoke, ["--contract", "singles-v2", "--init", "agent"]), Path(tmp) / "a")
+            shipped, _ = load_model(shipped_model("gen9randombattle"))
+            for k, v in shipped.state_dict().items():
+                torch.testing.assert_close(trainer.learners["main"].model.state_dict()[k], v)
+            with self.assertRaisesRegex(TrainingError, r"init: .*contract 'singles-v2'.*singles-v1"):
+                Trainer(load_expt(smoke, ["--contract", "singles-v1", "--init", "agent"]), Path(tmp) / "b")
+            with self.assertRaisesRegex(TrainingError, r"init: .*'small' network.*'large'"):
+                Trainer(load_expt(smoke, ["--contract", "singles-v2", "--init", "agent", "--model.preset", "large"]),
+                        Path(tmp) / "c")
+            with self.assertRaisesRegex(TrainingError, r"init: .*no-such\.zip"):
+                Trainer(load_expt(smoke, ["--contract", "singles-v2", "--init", str(Path(tmp) / "no-such.zip")]),
+                        Path(tmp) / "d")
 
 
 class TrainingRunTest(unittest.TestCase):

@@ -16,6 +16,9 @@ DEFAULTS = {
     "contract": "singles-v1",
     "seed": 0,
     "model": {"preset": "small"},
+    # a model file whose weights the main policy starts from (its contract must be this one's);
+    # null: a fresh network. `agent`: the model shipped for the format (static/models/)
+    "init": None,
     "total_decisions": 1_000_000,     # learner decisions to train on
     "max_minutes": None,              # stop (and checkpoint) after this much wall time
     "workers": 2,                     # rollout processes (Ray actors with ray.enabled), each with its own V8 context
@@ -179,6 +182,8 @@ def _validate(cfg: dict):
         raise ConfigError("pretrain needs a teacher (a player spec) and at least one opponent")
     if not 0 <= pre["holdout"] < 1:
         raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pre['holdout']!r}")
+    if cfg["init"] is not None and not isinstance(cfg["init"], str):
+        raise ConfigError(f"init must be a model file's path or `agent`, got {cfg['init']!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:
         raise ConfigError(f"workers must be an integer >= 0 (0: roll out in the learner), got {cfg['workers']!r}")
     ray = cfg["ray"]

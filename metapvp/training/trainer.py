@@ -23,7 +23,8 @@ import yaml
 from tqdm import tqdm
 
 from metapvp import contract as contracts
-from metapvp.models import load_model, new_model, save_model
+from metapvp.models import ModelError, load_model, new_model, save_model
+from metapvp.players.spec import SpecError, shipped_model
 from metapvp.training import imitation
 from metapvp.training.config import learner_threads, schedule
 from metapvp.training.league import Elo, League
@@ -80,7 +81,7 @@ class Trainer:
         self.rng = np.random.default_rng(cfg["seed"])
         self.generator = torch.Generator().manual_seed(cfg["seed"])
         preset = cfg["model"]["preset"]
-        self.learners = {"main": Learner("main", new_model(self.contract, preset), cfg, self.device)}
+        self.learners = {"main": Learner("main", self.first_model(), cfg, self.device)}
         if cfg["opponents"]["exploiter"] > 0:
             self.learners["exploiter"] = Learner("exploiter", new_model(self.contract, preset), cfg, self.device)
         self.league = League(cfg["league"]["max_snapshots"], cfg["league"]["quality_lr"])
@@ -95,6 +96,22 @@ class Trainer:
         self.retired: list = []     # (update, path) of snapshots dropped from the league, files kept a while
         if resume:
             self.load()
+
+    def first_model(self):
+        """The main policy's network before training: a fresh one, or the weights of the model
+        file `init` names (on a resumed run the checkpoint's replace them)."""
+        init = self.cfg["init"]
+        if init is None:
+            return new_model(self.contract, self.cfg["model"]["preset"])
+        try:
+            path = shipped_model(self.cfg["format"]) if init == "agent" else Path(init)
+            model, meta = load_model(path, self.contract)
+        except (ModelError, SpecError, OSError) as e:
+            raise TrainingError(f"init: {e}") from None
+        if meta["preset"] != self.cfg["model"]["preset"]:
+            raise TrainingError(f"init: {path} is a {meta['preset']!r} network, the experiment's model.preset "
+                                f"is {self.cfg['model']['preset']!r}")
+        return model.train()
 
     # --- the loop --------------------------------------------------------------------------
     def train(self, pool: Pool | None = None):
