@@ -44,9 +44,11 @@ export function rebuild(view, lead = -1, random = null) {
   }
   const active = view.foe.active[0];
   if (!active || active.fainted || !active.hp) return null;  // nothing known to face
-  const foes = [active, ...view.foe.team.filter(p => p !== active && !p.fainted && p.hp)];
-  const foeSets = foes.map(p => foeSet(format, p, random));
-  if (!foeSets[0] || !foeSets[0].moves.length) return null;
+  // a benched foe with no move known or likely is left out: the simulator takes no set without moves
+  const fitted = [active, ...view.foe.team.filter(p => p !== active && !p.fainted && p.hp)]
+    .map(p => [p, foeSet(format, p, random)]).filter(([, set], i) => i === 0 || set.moves.length);
+  const foes = fitted.map(([p]) => p), foeSets = fitted.map(([, set]) => set);
+  if (!foeSets[0].moves.length) return null;
   if (random) foeSets.push(...unrevealed(format, view.foe, random));
   const me = view.perspective === 'p2' ? 1 : 0;
   const teams = me ? [foeSets, ours.map(ownSet)] : [ours.map(ownSet), foeSets];
@@ -122,12 +124,15 @@ function setOwn(battle, p, r, client) {
 }
 
 /** The foe's Pokemon as a set: what it revealed, the rest from its likeliest set (or, with
- * `random`, from a set drawn among those still possible); `weights` are how likely it has each
- * of the moves given (no moves without set data or revealed ones). */
+ * `random`, from a set drawn among those still possible) -- in a format without set data, the
+ * species' usual options: its sets in its generation's random battles; `weights` are how likely
+ * it has each of the moves given (no moves without set data or revealed ones). */
 function foeSet(format, p, random = null) {
   const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility),
     tera: toID(p.terastallized)};
-  const sets = possibleSets(format, p.baseSpeciesForme, known);
+  const usual = `${(/^gen[0-9]+/.exec(format) || ['gen9'])[0]}randombattle`;
+  const sets = possibleSets(format, p.baseSpeciesForme, known) ||
+    (usual !== format ? possibleSets(usual, p.baseSpeciesForme, known) : null);
   const drawn = random && sets && sets.fitting.length ? sets.fitting[Math.floor(random() * sets.fitting.length)] : null;
   const likely = drawn || (sets && sets.set);
   let moves = sets ? sets.moves.slice(0, FOE_MOVES) : known.moves.map(m => [m, 1]);

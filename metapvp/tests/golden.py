@@ -1,12 +1,16 @@
 """Recording battles for the golden tests, and replaying a recording through the bridge."""
 from __future__ import annotations
 
+import gzip
+import json
+
 import numpy as np
 
 from metapvp import ROOT
 from metapvp.engine.bridge import Engine
 from metapvp.engine.simulator import Simulator
 
+DATA = ROOT / "metapvp/tests/data/golden"
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)] + ["gen9customgame"]
 # doubles battles, recorded and replayed with the doubles contract
 DOUBLES_FORMATS = ["gen9randomdoublesbattle", "gen9vgc2025regi"]
@@ -23,6 +27,12 @@ def knowledge_only(obs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
     from metapvp.contract import load
     v1 = load("singles-v1").by_name
     return {k: v for k, v in obs.items() if k not in v1}
+
+
+def golden_battle(fmt: str) -> dict:
+    """The recorded battle of a format (scripts/record_golden.py)."""
+    with gzip.open(DATA / f"{fmt}-0.json.gz", "rt") as f:
+        return json.load(f)
 
 
 def teams_for(fmt: str) -> dict:

@@ -1,19 +1,16 @@
 """Golden tests: battles recorded from the real simulator (scripts/record_golden.py), fed through
 the bridge message by message. The tensors must match the committed expectation, and the own
 side's rows must agree with the requests the simulator sent."""
-import gzip
 import json
 import re
 import unittest
 
 import numpy as np
 
-from metapvp import ROOT
 from metapvp.contract import load
 from metapvp.engine import Engine
-from metapvp.tests.golden import DOUBLES_CONTRACT, DOUBLES_FORMATS, FORMATS, KNOWLEDGE_CONTRACT, knowledge_only, replay
-
-DATA = ROOT / "metapvp/tests/data/golden"
+from metapvp.tests.golden import (DATA, DOUBLES_CONTRACT, DOUBLES_FORMATS, FORMATS, KNOWLEDGE_CONTRACT, golden_battle,
+                                  knowledge_only, replay)
 
 
 def toid(s):
@@ -41,8 +38,7 @@ class GoldenTest(unittest.TestCase):
 
     def battles(self):
         for fmt in self.FORMATS:
-            with gzip.open(DATA / f"{fmt}-0.json.gz", "rt") as f:
-                yield fmt, json.load(f)
+            yield fmt, golden_battle(fmt)
 
     def test_tensors_match_expectation(self):
         for fmt, battle in self.battles():
@@ -142,8 +138,7 @@ class RefusalTest(unittest.TestCase):
         """A recorded battle replayed up to its first decision with two or more legal actions:
         (key, the replay, held open until the test ends, the legal actions, the request line
         that decision answers)."""
-        with gzip.open(DATA / "gen9randombattle-0.json.gz", "rt") as f:
-            battle = json.load(f)
+        battle = golden_battle("gen9randombattle")
         key = f"replay-{battle['format']}-{battle['seed']}-p1"
         replayed = replay(battle, "p1", engine)
         for i, obs in replayed:

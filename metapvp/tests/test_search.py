@@ -9,11 +9,12 @@ import numpy as np
 
 from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
-from metapvp.engine import Simulator
+from metapvp.engine import Engine, Simulator
 from metapvp.engine.v8 import checks_context
 from metapvp.players import make_player
 from metapvp.players.search import SearchPlayer
 from metapvp.players.spec import SpecError
+from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS, golden_battle, replay
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
 
@@ -48,6 +49,31 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
         for f, r in self.results.items():
             with self.subTest(format=f):
                 self.assertEqual((r["not_reproduced"], r["over_budget"]), (0, 0))
+
+
+class GoldenBattleSearchTest(unittest.TestCase):
+    def test_the_search_answers_a_legal_action_at_every_decision_of_the_golden_battles(self):
+        """Each singles golden battle (generations 1 to 9, and a custom game with team files)
+        replayed from p1's side: at every decision with a choice, the search answers an action
+        the mask allows, which the action table speaks."""
+        engine = Engine("singles-v1")
+        for fmt in GOLDEN_FORMATS:
+            with self.subTest(format=fmt):
+                battle = golden_battle(fmt)
+                key = f"replay-{battle['format']}-{battle['seed']}-p1"
+                searched = 0
+                for k, (_, obs) in enumerate(replay(battle, "p1", engine)):
+                    legal = np.flatnonzero(obs["action.mask"])
+                    if len(legal) < 2:
+                        continue
+                    r = engine.search([(key, "p1")], [legal], [[1 / len(legal)] * len(legal)], [k], {"nodes": 8})[0]
+                    if r is None:  # nothing to search (team preview)
+                        continue
+                    self.assertNotIn("error", r, (k, r))
+                    self.assertEqual(sum(r["visits"]), r["nodes"])
+                    self.assertIsNotNone(engine.choice(key, "p1", int(legal[r["best"]])), k)
+                    searched += 1
+                self.assertGreater(searched, 5)
 
 
 class LeafEncodingTest(unittest.TestCase):
