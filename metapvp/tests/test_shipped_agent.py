@@ -12,15 +12,19 @@ from metapvp.tests import test_serve_api  # (its class by module, so that it is 
 
 
 class ShippedAgentTest(unittest.TestCase):
-    def test_agent_loads_the_shipped_model_and_beats_random(self):
-        agent = make_player("agent", seed=1, fmt="gen9randombattle")
-        self.assertEqual(agent.contract, "singles-v2")
-        results = list(play(agent, make_player("random", 7), "gen9randombattle", range(40), seed=2,
-                            concurrency=20))
+    def beats_random(self, agent, fmt: str):
+        """`agent` wins at least 36 of 40 battles against random in `fmt`, with no error and no
+        invalid choice."""
+        results = list(play(agent, make_player("random", 7), fmt, range(40), seed=2, concurrency=20))
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
         wins = sum(r.winner == "a" for r in results)
-        self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random")
+        self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random in {fmt}")
+
+    def test_agent_loads_the_shipped_model_and_beats_random(self):
+        agent = make_player("agent", seed=1, fmt="gen9randombattle")
+        self.assertEqual(agent.contract, "singles-v2")
+        self.beats_random(agent, "gen9randombattle")
 
     def test_agent_looks_two_turns_ahead_unless_given_a_temperature(self):
         agent = make_player("agent")
@@ -36,12 +40,7 @@ class ShippedAgentTest(unittest.TestCase):
     def test_agent_in_doubles_plays_the_doubles_model_at_its_most_probable_action(self):
         agent = make_player("agent", seed=1, fmt="gen9randomdoublesbattle")
         self.assertEqual((agent.contract, agent.temperature), ("doubles-v2", 0.0))
-        results = list(play(agent, make_player("random", 7), "gen9randomdoublesbattle", range(40), seed=2,
-                            concurrency=20))
-        self.assertEqual([r.error for r in results if r.error], [])
-        self.assertEqual(sum(r.invalid for r in results), 0)
-        wins = sum(r.winner == "a" for r in results)
-        self.assertGreaterEqual(wins, 36, f"agent won {wins} of 40 against random in doubles")
+        self.beats_random(agent, "gen9randomdoublesbattle")
 
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
