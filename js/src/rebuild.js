@@ -171,6 +171,11 @@ function setStatus(battle, p, status) {
   p.status = status && status !== 'fnt' ? status : '';
   p.statusState = battle.initEffectState({id: p.status, target: p});
   if (p.status === 'slp') p.statusState.time = p.statusState.startTime = 2;
+  // gens 1 and 2 count Toxic's damage on a volatile of the active Pokemon, which must be there
+  if (p.status === 'tox' && battle.gen <= 2 && p.isActive && !p.volatiles.residualdmg) {
+    p.addVolatile('residualdmg');
+    p.volatiles.residualdmg.counter = 1;
+  }
 }
 
 function setActive(battle, p, client) {
