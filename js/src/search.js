@@ -39,7 +39,7 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT).
 // (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 8, halve: 4, playOn: 1};
+  weight: 16, halve: 4, playOn: 1};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our

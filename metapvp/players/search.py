@@ -36,7 +36,7 @@ log = logging.getLogger(__name__)
 DEFAULT_NODES = 64
 DEFAULT_WORLDS = 2
 DEFAULT_NET = 0.0
-DEFAULT_WEIGHT = 8.0   # (the lookahead's weight 4 on material, in the search's value scale)
+DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 

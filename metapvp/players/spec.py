@@ -37,7 +37,7 @@
                                             halving over the M likeliest (4 without h; h0: by
                                             PUCT like every other node)
   searchNqQ:MODEL                           the action kept: the highest log p + Q * its searched
-                                            value (8 without q; h0q0: the one visited most)
+                                            value (16 without q; h0q0: the one visited most)
   searchNpP:MODEL                           P turns (0 to 3) of both sides' hardest hits played
                                             past each new position before it is valued (1
                                             without p)

@@ -174,7 +174,7 @@ class SearchPlayerTest(unittest.TestCase):
         specs = ("search:agent", "search64h0:agent", "search64h0q0:agent", "search8fuq2.5:agent", "search64h3q4:agent",
                  "search150msh2:agent")
         self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, specs)],
-                         [(4, 8.0), (0, 8.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 8.0)])
+                         [(4, 16.0), (0, 16.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 16.0)])
         self.assertEqual([make_player(s).options["playOn"] for s in ("search:agent", "search64p0:agent", "search8h2q4p3:agent")],
                          [1, 0, 3])
         for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
