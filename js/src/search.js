@@ -7,8 +7,8 @@
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
 // reached, or after `playOn` turns of both sides' hardest hits (greedy.js; no random rollouts):
 // by material (evaluation.js), by the network's value of the position as the player would see
-// it, or a blend (`net`). Where the network values a node it also gives
-// our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
+// it, or a blend (`net`). Where the network values a node reached without turns played on it
+// also gives our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
 //
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
