@@ -7,7 +7,8 @@ import {doublesKnowledge} from './knowledge/doubles.js';
 
 const mask = new Uint8Array(NUM_ACTIONS);
 const SPREAD = 0.75;  // a move that hits more than one target deals 3/4 to each
-const FOE_TARGETS = {1: 0, 2: 1};  // target index (TARGETS) -> foe position
+const SPREAD_TARGETS = new Set(['allAdjacentFoes', 'allAdjacent']);
+const alive = p => (p && !p.fainted ? p : null);
 
 /** MaxDamage for doubles: for each position, the move and target with the most base power x
  * type effectiveness x STAB summed over the Pokemon it hits -- a spread move counted at 3/4 on
@@ -47,9 +48,6 @@ function positionScores(view, k) {
   }
   return scores;
 }
-
-const alive = p => p && !p.fainted ? p : null;
-const SPREAD_TARGETS = new Set(['allAdjacentFoes', 'allAdjacent']);
 
 /** Position pos's damaging move actions that hit a foe in `foes` (per foe position, null where
  * none stands): {p: the position action, slot, gimmick, move, hits: the foe positions hit,
