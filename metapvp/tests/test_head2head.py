@@ -173,6 +173,28 @@ class Head2HeadCliTest(unittest.TestCase):
                 self.assertGreater(m["rss_mib"], 50)
                 [v8] = m["v8"].values()
                 self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
+            self.check_pooling(Path(out), last)
+
+    def check_pooling(self, out: Path, result: dict):
+        """scripts/pool_results.py adds up runs of one pairing and refuses runs of another."""
+        pool = [sys.executable, "scripts/pool_results.py"]
+        proc = subprocess.run(pool + [str(out), str(out)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        pooled = json.loads(proc.stdout.strip().splitlines()[-1])
+        self.assertEqual((pooled["matches"], pooled["p1_wins"], pooled["ties"]),
+                         (12, 2 * result["p1_wins"], 2 * result["ties"]))
+        self.assertAlmostEqual(pooled["p1_win_rate"], result["p1_win_rate"])
+        self.assertLess(pooled["p1_win_rate_ci95"][1] - pooled["p1_win_rate_ci95"][0],
+                        result["p1_win_rate_ci95"][1] - result["p1_win_rate_ci95"][0])
+        other = out / "other"
+        other.mkdir()
+        (other / "results.json").write_text(json.dumps({**result, "p2": "maxdamage"}))
+        proc = subprocess.run(pool + [str(out), str(other)], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("p2 'maxdamage' against 'random'", proc.stderr)
+        proc = subprocess.run(pool + [str(out / "nonesuch")], capture_output=True, text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn("nonesuch", proc.stderr)
 
     def test_bad_spec_is_named(self):
         proc = subprocess.run([sys.executable, "-m", "metapvp.exe.head2head", "--p1", "nosuchplayer",
