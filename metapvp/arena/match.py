@@ -59,7 +59,9 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
          backend=None, stop: threading.Event | None = None, prefix: str = "h2h"):
     """Yields a Result per battle, as battles end. `indices`: the battle numbers to play (their
     seeds and seats follow from them); `teams`: {'a': team, 'b': team} for formats with user
-    teams; `greedy`: (a, b) ask for each player's best action rather than a sample."""
+    teams; `greedy`: (a, b) ask for each player's best action rather than a sample; `stop`: once
+    set, the battles under way are dropped after the step in hand (a slow player would take
+    minutes to finish them)."""
     need = contract_for(a, b)
     sim = backend or Simulator(need or contracts.for_format(fmt))
     if need and sim.contract.name != need:
@@ -113,7 +115,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                     i, a_side = live.pop(battle)
                     yield Result(i, battle, battle_seed(seed, i), a_side, None, 0, 0, 0, error)
                 actions = [x for x in actions if x[0] not in failed]
-            if not live and not todo:
+            if (not live and not todo) or (stop and stop.is_set()):
                 break
             step = sim.step(actions, refill())
     finally:

@@ -184,11 +184,16 @@ def run(cfg: RunConfig) -> dict:
                 pass
     finally:
         bar.close()
-        for p in procs:
+        for w, p in enumerate(procs):
             p.join(timeout=5)
             if p.is_alive():
+                tqdm.write(f"worker {w} did not stop in time: terminated", file=sys.stderr)
                 p.terminate()
-                p.join()
+                # a worker whose exit waits on results nobody reads now is cut off
+                p.join(timeout=5)
+                if p.is_alive():
+                    p.kill()
+                    p.join()
     return report(cfg, tally, fatal, time.perf_counter() - start, interrupted)
 
 

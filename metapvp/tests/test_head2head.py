@@ -17,6 +17,20 @@ from metapvp.arena import play, summarize, wilson
 from metapvp.backends import make_backend
 from metapvp.tests.golden import FORMATS, teams_for
 from metapvp.players import make_player
+from metapvp.players.scripted import RandomPlayer
+
+
+class SlowRandomPlayer(RandomPlayer):
+    """Random, a second a step: a battle takes it half a minute or more."""
+
+    def act(self, decisions, greedy=False):
+        time.sleep(1.0)
+        return super().act(decisions, greedy)
+
+
+def slow_random():
+    """The factory head2head's `,metapvp.tests.test_head2head.slow_random` calls."""
+    return SlowRandomPlayer(0)
 
 
 def outcome(results):
@@ -229,6 +243,25 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertGreaterEqual(result["matches"], 20)
             self.assertLess(result["matches"], 100000)
             self.assertEqual(json.loads((Path(out) / "results.json").read_text())["matches"], result["matches"])
+
+    def test_ctrl_c_stops_a_slow_player_at_once(self):
+        """The battles under way are dropped, not played out: a player taking a second a step
+        would take half a minute to finish them (before, head2head then hung on its workers)."""
+        with tempfile.TemporaryDirectory() as out:
+            cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", ",metapvp.tests.test_head2head.slow_random",
+                   "--p2", "random", "--num-matches", "64", "--workers", "2", "--outdir", out, "--quiet"]
+            proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=ROOT,
+                                    start_new_session=True)
+            try:
+                time.sleep(15)  # the workers started, their battles a few turns in
+                proc.send_signal(signal.SIGINT)
+                stdout, stderr = proc.communicate(timeout=60)   # (before: never)
+            finally:
+                kill_session(proc)
+            result = json.loads(stdout.strip().splitlines()[-1])
+            self.assertTrue(result["interrupted"], stderr[-2000:])
+            self.assertEqual(result["matches"], 0)   # none had finished, none was played out
+            self.assertNotIn("did not stop in time", stderr)   # the workers stopped by themselves
 
     def start_long_run(self, out):
         cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "random", "--p2", "random",
