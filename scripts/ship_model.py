@@ -7,7 +7,8 @@ Every figure in the card comes from a file this reads, so the card can be rebuil
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
-shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for lookahead), e.g.
+shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for lookahead, a
+search spec such as search64: before it for the search), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
 --card-only rewrites the card alone (the model and curve already shipped).
 """
@@ -25,8 +26,8 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played, bare_agent,  # noqa: E402
-                                  lookahead_settings, model_spec)
+from metapvp.players.spec import (LOOKAHEAD, SEARCH, SHIPPED_MODELS, agent_as_played,  # noqa: E402
+                                  bare_agent, lookahead_settings, model_spec)
 
 
 def model_meta(path: Path) -> dict:
@@ -36,13 +37,13 @@ def model_meta(path: Path) -> dict:
 
 def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
-    --play-best-move) or lookaheadN:agent / lookaheadNxK:agent."""
+    --play-best-move), lookaheadN:agent / lookaheadNxK:agent or a search (search64...:agent)."""
     spec = r["p1"]
     if bare_agent(spec):
         spec = agent_as_played("agent", r["format"])
         if spec == "agent":
             return f"agent@{model_spec(spec, r['format'])[1]:g}"
-    m = LOOKAHEAD.match(spec)
+    m = LOOKAHEAD.match(spec) or SEARCH.match(spec)
     if m:
         return m.group(0) + "agent"
     if r.get("play_best_move") in ("p1", "both"):
@@ -51,6 +52,10 @@ def played(r: dict) -> str:
 
 
 def how(spec: str) -> str:
+    search = SEARCH.match(spec)
+    if search:
+        budget = search.group(1) or "64"
+        return f"search, {budget} {'ms' if search.group(2) else 'visits'}"
     settings = lookahead_settings(spec)
     if settings:
         turns, draws = settings
@@ -94,11 +99,11 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
 def strength_intro(fmt: str) -> list[str]:
     if agent_as_played("agent", fmt) == "agent":
         return ["head2head, seats alternating; `agent` plays the model's most probable action (`agent@0`, best",
-                "move: the lookahead plays singles only), and `agent@1` samples from its policy as in training:"]
-    return ["head2head, seats alternating; `agent` plays the model with two turns of lookahead",
-            "(`metapvp/players/lookahead.py`: its likeliest actions played ahead in the simulator from what it",
-            "can see, weighed against its preferences); `agent@0` takes the model's most probable action",
-            "(best move), and `agent@1` samples from its policy as in training:"]
+                "move: the search plays singles only), and `agent@1` samples from its policy as in training:"]
+    return ["head2head, seats alternating; `agent` plays the model guiding a search of 64 visits a decision",
+            "(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
+            "what it cannot see, its likeliest actions weighed by what the search found); `agent@0` takes the",
+            "model's most probable action (best move), and `agent@1` samples from its policy as in training:"]
 
 
 def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:

@@ -1,6 +1,6 @@
 """The Backend protocol (metapvp/engine/types.py) is honoured by both backends: every method
-players and runners call, with the protocol's parameters, and the shipped agent (which looks
-ahead through its backend) plays on each."""
+players and runners call, with the protocol's parameters, and the shipped agent (which searches
+through its backend) plays on each."""
 import inspect
 import unittest
 
@@ -27,7 +27,7 @@ class BackendProtocolTest(unittest.TestCase):
                     extra = [p for p in inspect.signature(getattr(cls, method)).parameters.values()][len(want):]
                     self.assertTrue(all(p.default is not inspect.Parameter.empty for p in extra), extra)
 
-    def test_the_agent_plays_and_looks_ahead_on_every_backend(self):
+    def test_the_agent_plays_and_searches_on_every_backend(self):
         for name in BACKENDS:
             with self.subTest(backend=name):
                 agent, foe = make_player("agent", seed=1), make_player("random", seed=2)
@@ -39,7 +39,8 @@ class BackendProtocolTest(unittest.TestCase):
                     backend.close()
                 self.assertEqual([r.error for r in results], [None, None])
                 self.assertTrue(all(r.winner in ("a", "b", "tie") for r in results))
-                self.assertGreater(agent.looked, 0)   # its lookahead ran through this backend
+                self.assertGreater(agent.searched, 0)   # its search ran through this backend
+                self.assertEqual(agent.failed, 0)
 
     def test_abort_drops_only_the_battles_named(self):
         for name in BACKENDS:

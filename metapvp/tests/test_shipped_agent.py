@@ -6,7 +6,7 @@ import unittest
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
-from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.players.search import SearchPlayer
 from metapvp.players.spec import SHIPPED_MODELS
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
 
@@ -26,11 +26,13 @@ class ShippedAgentTest(unittest.TestCase):
         self.assertEqual(agent.contract, "singles-v2")
         self.beats_random(agent, "gen9randombattle")
 
-    def test_agent_looks_two_turns_ahead_unless_given_a_temperature(self):
+    def test_agent_searches_unless_given_a_temperature(self):
         agent = make_player("agent")
-        self.assertIsInstance(agent, LookaheadPlayer)
-        self.assertEqual(agent.play_on, 1)
-        self.assertEqual(agent.policy.temperature, 1.0)  # the lookahead reads the policy as trained
+        self.assertIsInstance(agent, SearchPlayer)
+        # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
+        self.assertEqual({k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn")},
+                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1})
+        self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
         self.assertEqual(make_player("agent@1").temperature, 1.0)
         self.assertEqual(make_player("agent@0.5").temperature, 0.5)
@@ -70,8 +72,8 @@ class ShippedAgentApiTest(test_serve_api.ServeApiTest):
 
     def test_answers_a_whole_battle_for_both_sides(self):
         super().test_answers_a_whole_battle_for_both_sides()
-        # the answers came from the lookahead, not from the policy alone after a failure
-        self.assertGreater(self.api.player.looked, 5)
+        # the answers came from the search, not from the policy alone after a failure
+        self.assertGreater(self.api.player.searched, 5)
         self.assertEqual(self.api.player.failed, 0)
 
 
