@@ -115,8 +115,9 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         return _lookahead(spec, seed, fmt)
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
-    if re.match(r"search[^.:]*:", spec):   # (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP]:MODEL, e.g. search64x2v0.5:agent")
+    if re.match(r"search[0-9msxvfudhqp.]*:", spec):   # settings out of order or range (not module.Class:path)
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP]:MODEL, "
+                        f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)

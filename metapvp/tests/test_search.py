@@ -182,8 +182,9 @@ class SearchPlayerTest(unittest.TestCase):
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
-        with self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
-            make_player("search8fx:agent")
+        for bad in ("search8fx:agent", "search64v0.5x2:agent"):   # the second: settings out of order
+            with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
+                make_player(bad)
 
     def test_the_action_played(self):
         v8 = checks_context()
