@@ -26,6 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from metapvp.players.search import DEFAULT_NODES  # noqa: E402
 from metapvp.players.spec import (LOOKAHEAD, SEARCH, SHIPPED_MODELS, agent_as_played,  # noqa: E402
                                   bare_agent, lookahead_settings, model_spec)
 
@@ -54,7 +55,7 @@ def played(r: dict) -> str:
 def how(spec: str) -> str:
     search = SEARCH.match(spec)
     if search:
-        budget = search.group(1) or "64"
+        budget = search.group(1) or DEFAULT_NODES
         return f"search, {budget} {'ms' if search.group(2) else 'visits'}"
     settings = lookahead_settings(spec)
     if settings:

@@ -78,9 +78,12 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
         live[s["id"]] = (i, a_side)
         return s
 
+    def stopped():
+        return stop is not None and stop.is_set()
+
     def refill():
         out = []
-        while todo and len(live) < concurrency and not (stop and stop.is_set()):
+        while todo and len(live) < concurrency and not stopped():
             out.append(spec(todo.pop()))
         return out
 
@@ -115,7 +118,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                     i, a_side = live.pop(battle)
                     yield Result(i, battle, battle_seed(seed, i), a_side, None, 0, 0, 0, error)
                 actions = [x for x in actions if x[0] not in failed]
-            if (not live and not todo) or (stop and stop.is_set()):
+            if (not live and not todo) or stopped():
                 break
             step = sim.step(actions, refill())
     finally:
