@@ -1,4 +1,4 @@
-// Lookahead from what a player can see. The battle is rebuilt in the simulator (rebuild.js, the
+// Lookahead from what a player can see (doubles: doubleslookahead.js). The battle is rebuilt in the simulator (rebuild.js, the
 // foe's sets the likeliest ones), then one turn is played for each candidate action of ours against each move the foe's active Pokemon likely has (at a forced switch: for
 // each Pokemon that could come in), optionally more turns of both sides' hardest hits, and each
 // outcome is scored by what both sides have left (material). Players weigh these values against
@@ -8,6 +8,7 @@ import {GIMMICKS} from './actions.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {lead} from './evaluation.js';
 import {playOnce, hardestHit} from './greedy.js';
+import {doublesLookahead} from './doubleslookahead.js';
 
 const G = GIMMICKS.length;
 
@@ -17,7 +18,8 @@ const G = GIMMICKS.length;
  * the Pokemon sent in taking its hardest hit. null where there is nothing to look ahead at
  * (team preview, waiting, no known foe). */
 export function lookahead(view, candidates, playOn = 0, samples = 1) {
-  if (view.battle.gameType !== 'singles') throw new Error(`the lookahead plays singles battles, not ${view.battle.gameType}`);
+  if (view.battle.gameType === 'doubles') return doublesLookahead(view, candidates, playOn, samples);
+  if (view.battle.gameType !== 'singles') throw new Error(`the lookahead plays singles and doubles battles, not ${view.battle.gameType}`);
   const req = view.request;
   if (!req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch)) return null;
   const foeActive = view.foe.active[0];

@@ -66,6 +66,59 @@ export function rebuild(view, lead = -1, random = null) {
   return {battle, me, slots, foeMoves: foeSets[0].weights};
 }
 
+/** The doubles battle at this decision, as far as the player knows it, each Pokemon at its
+ * position: {battle, me}. Our team is the request's rows in order (the first two stand in play),
+ * fainted ones kept and marked fainted so that every position stays where it is; `order`, where
+ * given, is the rows' order instead (at a forced switch: who comes in where). The foe's Pokemon
+ * in play stand at their positions; an empty position (its Pokemon fainted) takes a revealed one
+ * still able to fight where there is one, else a fainted one stands there. The foe's sets are the likeliest (rebuild()). null
+ * where a foe position is unknown, or a foe in play has no moves to play. */
+export function rebuildDoubles(view, order = null) {
+  const req = view.request;
+  const format = formatOf(view.battle);
+  const rows = (order || req.side.pokemon.map((_, j) => j)).map(j => req.side.pokemon[j]);
+  const live = p => p && !p.fainted && p.hp;
+  const bench = view.foe.team.filter(p => live(p) && !view.foe.active.includes(p));
+  const fallen = view.foe.team.filter(p => !live(p));  // the client empties a fainted one's position
+  const foes = [0, 1].map(k => (live(view.foe.active[k]) ? view.foe.active[k] : bench.shift() || fallen.shift()));
+  if (!foes[0] || !foes[1] || !foes.some(live)) return null;
+  const foeSets = foes.map(p => foeSet(format, p));
+  if (foes.some((p, k) => live(p) && !foeSets[k].moves.length)) return null;
+  for (const p of bench) {
+    const set = foeSet(format, p);
+    if (set.moves.length) { foes.push(p); foeSets.push(set); }
+  }
+  for (const set of foeSets) if (!set.moves.length) set.moves = ['splash'];  // a fainted stand-in
+  const me = view.perspective === 'p2' ? 1 : 0;
+  const teams = me ? [foeSets, rows.map(ownSet)] : [rows.map(ownSet), foeSets];
+  const battle = new SimBattle({formatid: format, seed: [1, 2, 3, 4], send: SILENT});
+  battle.setPlayer('p1', {name: view.battle.p1.name || 'p1', team: teams[0]});
+  battle.setPlayer('p2', {name: view.battle.p2.name || 'p2', team: teams[1]});
+  if (battle.requestState === 'teampreview') {  // leads in team order
+    battle.choose('p1', 'default');
+    battle.choose('p2', 'default');
+  }
+  const ourSide = battle.sides[me], foeSide = battle.sides[1 - me];
+  rows.forEach((r, i) => {
+    const p = ourSide.pokemon[i];
+    if (r.fainted || !r.hp || String(r.condition).endsWith(' fnt')) return setFainted(p);
+    const stayed = order ? order[i] === i : true;  // a Pokemon brought in keeps no boosts
+    setOwn(battle, p, r, i < 2 && stayed ? view.self.active[i] : null);
+  });
+  foes.forEach((p, i) => (live(p) ? setFoe(battle, foeSide.pokemon[i], p) : setFainted(foeSide.pokemon[i])));
+  for (const side of battle.sides) side.pokemonLeft = side.pokemon.filter(p => !p.fainted).length;
+  setField(battle, view, me);
+  battle.turn = view.battle.turn;
+  return {battle, me};
+}
+
+function setFainted(p) {
+  p.hp = 0;
+  p.fainted = true;
+  p.status = 'fnt';
+  p.switchFlag = false;
+}
+
 // Teams from the format's generator, made once per format (making one costs milliseconds): the
 // foe's unseen Pokemon are drawn from their members.
 const TEAMS = 24;

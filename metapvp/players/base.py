@@ -41,15 +41,17 @@ class Player:
 class GuidedPlayer(Player):
     """A trained policy sharpened at decision time (lookahead, search): the policy's
     probabilities as trained go to choose(), which keeps one action per decision. The move API
-    reports evaluate()'s probabilities and plays what choose() keeps."""
+    reports evaluate()'s probabilities and plays what choose() keeps. `game_types`: the battles
+    a subclass plays."""
+    game_types = ("singles",)
 
     def __init__(self, policy):
         self.policy = policy           # a NeuralPlayer
         self.contract = policy.contract
-        game_type = contracts.load(self.contract).game_type if self.contract else "singles"
-        if game_type != "singles":
-            raise ValueError(f"{type(self).__name__} plays singles battles; its model reads {self.contract}, "
-                             f"a {game_type} contract")
+        self.game_type = contracts.load(self.contract).game_type if self.contract else "singles"
+        if self.game_type not in self.game_types:
+            raise ValueError(f"{type(self).__name__} plays {' and '.join(self.game_types)} battles; its model reads "
+                             f"{self.contract}, a {self.game_type} contract")
 
     @property
     def generator(self):
