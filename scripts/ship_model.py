@@ -26,6 +26,7 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT  # noqa: E402
 from metapvp.players.search import DEFAULT_NODES  # noqa: E402
 from metapvp.players.spec import (LOOKAHEAD, SEARCH, SHIPPED_MODELS, agent_as_played,  # noqa: E402
                                   bare_agent, lookahead_settings, model_spec)
@@ -59,8 +60,9 @@ def how(spec: str) -> str:
         return f"search, {budget} {'ms' if search.group(2) else 'visits'}"
     settings = lookahead_settings(spec)
     if settings:
-        turns, draws = settings
-        return f"{turns} turn{'s' if turns > 1 else ''} of lookahead" + (f", {draws} draws" if draws > 1 else "")
+        turns, draws, weight = settings
+        return (f"{turns} turn{'s' if turns > 1 else ''} of lookahead" + (f", {draws} draws" if draws > 1 else "")
+                + (f", weight {weight:g}" if weight != DEFAULT_LOOKAHEAD_WEIGHT else ""))
     t = float(spec.partition("@")[2])
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 

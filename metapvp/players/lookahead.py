@@ -27,6 +27,9 @@ from metapvp.players.base import Decisions, GuidedPlayer
 log = logging.getLogger(__name__)
 
 
+DEFAULT_WEIGHT = 4.0
+
+
 class LookaheadPlayer(GuidedPlayer):
     game_types = ("singles", "doubles")
 
@@ -36,7 +39,7 @@ class LookaheadPlayer(GuidedPlayer):
     `samples`: draws of the battle's chances each outcome is averaged over.
     The defaults are the measured ones (docs/agent.md, "Looking ahead at decision time")."""
 
-    def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = 4.0, caution: float = 0.5,
+    def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = DEFAULT_WEIGHT, caution: float = 0.5,
                  play_on: int = 0, samples: int = 1):
         if top < 1 or not weight >= 0 or not 0 <= caution <= 1 or samples < 1:
             raise ValueError(f"lookahead: top >= 1, weight >= 0, 0 <= caution <= 1 and samples >= 1, "

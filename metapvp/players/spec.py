@@ -22,6 +22,8 @@
                                             temperature is ignored; metapvp.players.lookahead)
   lookaheadNxK:MODEL                        the same, each outcome averaged over K draws of
                                             chance (damage rolls, accuracy, critical hits)
+  lookaheadNwW:MODEL                        the same, weight W on the material against the
+                                            policy's log-probabilities (4 without w)
   search:MODEL | searchN:MODEL | searchNms:MODEL
                                             a model (or ensemble) guiding a tree search in the
                                             simulator at every decision: both sides choosing at
@@ -50,6 +52,7 @@ from pathlib import Path
 
 from metapvp import contract as contracts
 from metapvp.players.base import Player
+from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
@@ -115,6 +118,9 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         return _lookahead(spec, seed, fmt)
     if SEARCH.match(spec):
         return _search(spec, seed, fmt)
+    if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
+        raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
+                        f"order, e.g. lookahead2x3w8:agent")
     if re.match(r"search[0-9msxvfudhqp.]*:", spec):   # settings out of order or range (not module.Class:path)
         raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
@@ -163,20 +169,20 @@ def _load_model(spec: str, paths: list, seed: int | None, temperature: float) ->
     return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
 
 
-LOOKAHEAD = re.compile(r"lookahead([0-9]*)(?:x([0-9]+))?:")
+LOOKAHEAD = re.compile(r"lookahead([0-9]*)(?:x([0-9]+))?(?:w([0-9.]+))?:")
 
 
-def lookahead_settings(spec: str) -> tuple[int, int] | None:
-    """(turns, draws) of a lookahead[N][xK]: spec; None for any other spec."""
+def lookahead_settings(spec: str) -> tuple[int, int, float] | None:
+    """(turns, draws, weight) of a lookahead[N][xK][wW]: spec; None for any other spec."""
     m = LOOKAHEAD.match(spec)
-    return (int(m.group(1) or 1), int(m.group(2) or 1)) if m else None
+    return (int(m.group(1) or 1), int(m.group(2) or 1), _number(m.group(3), DEFAULT_LOOKAHEAD_WEIGHT)) if m else None
 
 
 def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
-    """lookahead[N][xK]:MODEL: the models' probabilities as trained, weighed against N turns
-    ahead, each outcome averaged over K draws of chance."""
+    """lookahead[N][xK][wW]:MODEL: the models' probabilities as trained, weighed against N turns
+    ahead (weight W on the material), each outcome averaged over K draws of chance."""
     m = LOOKAHEAD.match(spec)
-    turns, samples = lookahead_settings(spec)
+    turns, samples, weight = lookahead_settings(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
@@ -184,7 +190,9 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
         raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
     if not 1 <= samples <= 16:
         raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
-    return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples)
+    if not 0 <= weight <= 1000:
+        raise SpecError(f"player {spec!r}: the lookahead's weight on material is a number from 0 to 1000")
+    return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
 SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?:")

@@ -214,6 +214,15 @@ class LookaheadPlayerTest(unittest.TestCase):
         self.assertEqual((make_player("lookahead:agent").play_on, make_player("lookahead:agent").samples), (0, 1))
         self.assertEqual(make_player("lookahead2:agent").play_on, 1)
         self.assertEqual((make_player("lookahead2x3:agent").play_on, make_player("lookahead2x3:agent").samples), (1, 3))
+        self.assertEqual(make_player("lookahead2:agent").weight, 4.0)
+        self.assertEqual((make_player("lookahead2x3w16:agent").samples, make_player("lookahead2x3w16:agent").weight),
+                         (3, 16.0))
+        for spec, says in (("lookahead2w8x3:agent", "its settings in that order"),
+                           ("lookahead2w0.5.1:agent", "weight on material"),
+                           ("lookahead2w2000:agent", "weight on material")):
+            with self.subTest(spec=spec), self.assertRaises(SpecError) as e:
+                make_player(spec)
+            self.assertIn(says, str(e.exception))
 
 
 if __name__ == "__main__":
