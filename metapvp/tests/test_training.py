@@ -396,6 +396,17 @@ class InitTest(unittest.TestCase):
                         Path(tmp) / "d")
 
 
+class TeacherFormatTest(unittest.TestCase):
+    def test_agent_in_a_teachers_spec_is_the_model_of_the_format_trained_on(self):
+        cfg = load_expt(ROOT / "expts" / "gen9randomdoublesbattle-expert.yml")
+        worker = RolloutWorker(cfg)
+        try:
+            teacher = worker.player_for(cfg["pretrain"]["teacher"])   # lookahead2w8:agent
+            self.assertEqual((teacher.contract, teacher.game_type, teacher.weight), ("doubles-v2", "doubles", 8.0))
+        finally:
+            worker.sim.close()
+
+
 class TrainingRunTest(unittest.TestCase):
     """One smoke run, shared by the tests below (it takes about half a minute)."""
 

@@ -130,7 +130,8 @@ class RolloutWorker:
 
     def player_for(self, name: str):
         if name not in self.scripted:
-            self.scripted[name] = make_player(name, seed=int(self.rng.integers(1 << 31)))
+            # (the format: `agent` in a spec is the model shipped for the format trained on)
+            self.scripted[name] = make_player(name, seed=int(self.rng.integers(1 << 31)), fmt=self.cfg["format"])
         return self.scripted[name]
 
     # --- battles ----------------------------------------------------------------------------
