@@ -43,8 +43,6 @@ def played(r: dict) -> str:
     spec = r["p1"]
     if bare_agent(spec):
         spec = agent_as_played("agent", r["format"])
-        if spec == "agent":
-            return f"agent@{model_spec(spec, r['format'])[1]:g}"
     m = LOOKAHEAD.match(spec) or SEARCH.match(spec)
     if m:
         return m.group(0) + "agent"
@@ -100,9 +98,12 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
 
 
 def strength_intro(fmt: str) -> list[str]:
-    if agent_as_played("agent", fmt) == "agent":
-        return ["head2head, seats alternating; `agent` plays the model's most probable action (`agent@0`, best",
-                "move: the search plays singles only), and `agent@1` samples from its policy as in training:"]
+    if LOOKAHEAD.match(agent_as_played("agent", fmt)):
+        return ["head2head, seats alternating; `agent` plays the model with two turns of lookahead",
+                "(`metapvp/players/lookahead.py`: each position's likeliest actions paired, each pair played ahead in",
+                "the simulator against the foe's likely answers and weighed against the policy's preference; the",
+                "search plays singles only); `agent@0` takes the model's most probable action (best move), and",
+                "`agent@1` samples from its policy as in training:"]
     return ["head2head, seats alternating; `agent` plays the model guiding a search of 64 visits a decision",
             "(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
             "what it cannot see, its likeliest actions weighed by what the search found); `agent@0` takes the",

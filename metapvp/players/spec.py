@@ -4,9 +4,10 @@
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
                                             search of 64 visits (search64x2h4q16p1:agent) in
-                                            singles, its most probable action in doubles
-                                            (agent@0: the search plays singles only); agent@0
-                                            takes its most probable action, agent@1 samples
+                                            singles, two turns of lookahead in doubles
+                                            (lookahead2x1w8:agent: the search plays singles
+                                            only); agent@0 takes its most probable action,
+                                            agent@1 samples
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
@@ -69,26 +70,28 @@ BUILTIN = {
 
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
-# `agent` is the shipped player at its strongest as measured (docs/agent.md): in singles the
-# model guiding a search of 64 visits (search.py), which beat the model with two turns of
-# lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; the
-# search is spelt out in full so that a change of the search's defaults does not change `agent`
-# unmeasured. In doubles (no search there) the model's most probable action, which won 4 points
-# more than sampling in singles. In an ensemble (agent+MODEL), `agent` plays at its most
-# probable action.
+# `agent` is the shipped player at its strongest as measured: in singles the model guiding a
+# search of 64 visits (search.py; docs/agent.md), which beat the model with two turns of
+# lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; in
+# doubles (no search there) the model with two turns of lookahead, weight 8 on the material
+# (docs/doubles.md, "Looking ahead"), 10 points above the model alone against both baselines.
+# Each is spelt out in full so that a change of the defaults does not change `agent`
+# unmeasured. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_SEARCH = "search64x2h4q16p1:"
+AGENT_DOUBLES = "lookahead2x1w8:"
 AGENT_TEMPERATURE = 0.0
 
 
 def agent_as_played(spec: str, fmt: str) -> str:
     """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT): with AGENT_SEARCH in
-    singles; in doubles the model alone, at AGENT_TEMPERATURE (the search plays singles only)."""
+    singles, AGENT_DOUBLES in doubles (the search plays singles only)."""
     doubles = contracts.for_format(spec.partition(":")[2] or fmt) == contracts.DOUBLES
-    return spec if doubles else AGENT_SEARCH + spec
+    return (AGENT_DOUBLES if doubles else AGENT_SEARCH) + spec
 
 
 def bare_agent(spec: str) -> bool:
-    """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (AGENT_SEARCH)."""
+    """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (AGENT_SEARCH,
+    AGENT_DOUBLES)."""
     return spec == "agent" or (spec.startswith("agent:") and "+" not in spec and "@" not in spec)
 
 

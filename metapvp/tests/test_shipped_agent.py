@@ -6,6 +6,7 @@ import unittest
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
+from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.search import SearchPlayer
 from metapvp.players.spec import SHIPPED_MODELS
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
@@ -39,10 +40,17 @@ class ShippedAgentTest(unittest.TestCase):
         # a model file plays as trained
         self.assertEqual(make_player(str(SHIPPED_MODELS / "gen9randombattle.zip")).temperature, 1.0)
 
-    def test_agent_in_doubles_plays_the_doubles_model_at_its_most_probable_action(self):
+    def test_agent_in_doubles_plays_the_doubles_model_with_lookahead(self):
         agent = make_player("agent", seed=1, fmt="gen9randomdoublesbattle")
-        self.assertEqual((agent.contract, agent.temperature), ("doubles-v2", 0.0))
+        self.assertIsInstance(agent, LookaheadPlayer)
+        # spelt out in spec.AGENT_DOUBLES, whatever the lookahead's defaults
+        self.assertEqual((agent.contract, agent.game_type, agent.play_on, agent.samples, agent.weight),
+                         ("doubles-v2", "doubles", 1, 1, 8.0))
+        self.assertEqual(agent.policy.temperature, 1.0)  # weighed against the policy as trained
+        self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
         self.beats_random(agent, "gen9randomdoublesbattle")
+        self.assertGreater(agent.looked, 50)
+        self.assertEqual(agent.failed, 0)
 
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
@@ -83,6 +91,12 @@ class ShippedDoublesAgentApiTest(test_serve_api.DoublesServeApiTest):
     @classmethod
     def player(cls):
         return make_player("agent", seed=3, fmt="gen9randomdoublesbattle")
+
+    def test_answers_a_whole_battle_for_both_sides(self):
+        super().test_answers_a_whole_battle_for_both_sides()
+        # the answers came from the lookahead, not from the policy alone after a failure
+        self.assertGreater(self.api.player.looked, 5)
+        self.assertEqual(self.api.player.failed, 0)
 
 
 if __name__ == "__main__":
