@@ -187,7 +187,9 @@ class LiveServerTest(unittest.TestCase):
         self.assertIn(first_species.split("-")[0], log)
 
     def test_doubles_over_the_server_random_doubles_and_vgc_with_team_preview(self):
-        a = bot(self.server.url, "doublehost", "heuristic", 21, accept_formats=("gen9randomdoublesbattle",), max_concurrent=2)
+        agent = make_player("agent", 21, fmt="gen9randomdoublesbattle")   # the model with its lookahead
+        a = ShowdownClient(ClientOptions(self.server.url, "doublehost", accept_formats=("gen9randomdoublesbattle",),
+                                        max_concurrent=2), agent)
         b = bot(self.server.url, "doubleguest", "maxdamage", 22)
         results = asyncio.run(with_clients([a, b], lambda: b.play("gen9randomdoublesbattle", 4, opponent="doublehost",
                                                                    timeout=300)))
@@ -195,6 +197,8 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
         self.assertTrue(all(r.won is not None or r.tie for r in results))
+        self.assertGreater(agent.looked, 5)     # it looked ahead over the server's battles
+        self.assertEqual(agent.failed, 0)
         from metapvp.engine.v8 import context
         packed = [context().pack_team((ROOT / "static/teams" / f"gen9vgc2025regi-{x}.txt").read_text()) for x in "ab"]
         a = bot(self.server.url, "vgchost", "heuristic", 23, accept_formats=("gen9vgc2025regi",), team=packed[0])
