@@ -1,7 +1,6 @@
 """The doubles lookahead (js/src/doubleslookahead.js): the battle rebuilt with every Pokemon at
 its position, a turn played for each joint candidate against the foe's likely answers; and the
 lookahead player's doubles candidates (metapvp/players/lookahead.py)."""
-import math
 import unittest
 
 import numpy as np
@@ -10,6 +9,7 @@ from metapvp.arena import play
 from metapvp.engine import Simulator
 from metapvp.players import Decisions, make_player
 from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.tests.test_lookahead import OURS, THEIRS, StubPolicy, StubState, first_legal, look_ahead_to_the_end
 
 P = 127                      # actions per position (js/src/doubles.js)
 G, T = 6, 5                  # gimmicks; targets: none, foe1, foe2, ally, self
@@ -17,30 +17,6 @@ G, T = 6, 5                  # gimmicks; targets: none, foe1, foe2, ally, self
 
 def move(slot, target=0):
     return (slot * T + target) * G
-
-
-OURS = """Mewtwo
-Ability: Pressure
-- Psystrike
-- Splash
-
-Snorlax
-Ability: Thick Fat
-- Splash
-"""
-THEIRS = """Machamp
-Level: 5
-Ability: Guts
-- Splash
-
-Chansey
-Ability: Natural Cure
-- Splash
-"""
-
-
-def first_legal(step):
-    return [(d.battle, d.side, int(np.flatnonzero(step.obs["action.mask"][d.row])[0])) for d in step.decisions]
 
 
 class DoublesLookaheadTest(unittest.TestCase):
@@ -92,45 +68,15 @@ class DoublesLookaheadTest(unittest.TestCase):
 
     def check_format(self, fmt):
         sim = Simulator("doubles-v1")
-        looked = valued = forced = 0
         step = sim.start([{"id": f"{fmt}-{i}", "format": fmt, "seed": f"{i},5,5,6"} for i in range(3)])
-        while step.decisions:
-            p1 = [d for d in step.decisions if d.side == "p1"]
-            legal = [np.flatnonzero(step.obs["action.mask"][d.row])[:6].tolist() for d in p1]
-            found = sim.lookahead([(d.battle, d.side) for d in p1], legal, play_on=1)
-            for d, f in zip(p1, found):
-                self.assertNotIsInstance(f, dict, f"{d.battle} turn {d.turn}: {f}")
-                if f is None:
-                    continue
-                looked += 1
-                valued += sum(v[0] is not None and math.isfinite(v[0]) for v in f)
-                mask = step.obs["action.mask"][d.row].reshape(P, P)
-                if not mask[:120].any() and not mask[:, :120].any():   # a forced switch: no moves
-                    forced += any(v[0] is not None for v in f)
-            step = sim.step(first_legal(step))
+
+        def forced_switch(mask):   # no moves for either position
+            return not mask.reshape(P, P)[:120].any() and not mask.reshape(P, P)[:, :120].any()
+        looked, valued, forced = look_ahead_to_the_end(self, sim, step, 6, forced_switch, play_on=1)
         self.assertGreater(looked, 20)
         self.assertGreater(valued, 2 * looked)
         self.assertGreater(forced, 0)   # the Pokemon sent in after a faint are looked ahead with too
         sim.abort()
-
-
-class StubPolicy:
-    name, contract, generator = "stub", None, None
-
-    def __init__(self, probs):
-        self.probs = np.asarray(probs, dtype=np.float64)
-
-    def evaluate(self, obs):
-        return self.probs, np.zeros(len(self.probs))
-
-
-class StubState:
-    def __init__(self, values):
-        self.values, self.asked = values, []
-
-    def lookahead(self, keys, candidates, play_on=0, samples=1):
-        self.asked.append(candidates)
-        return [self.values for _ in keys]
 
 
 class DoublesCandidatesTest(unittest.TestCase):
@@ -139,7 +85,7 @@ class DoublesCandidatesTest(unittest.TestCase):
     def decide(self, joint, values, mask=None, **settings):
         player = LookaheadPlayer(StubPolicy([joint.ravel()]), **settings)
         player.game_type = "doubles"       # the stub reads no contract
-        state = StubState(values)
+        state = StubState({("b", "p1"): values})
         mask = np.ones((1, P * P), dtype=np.uint8) if mask is None else mask.reshape(1, -1)
         chosen = int(player.act(Decisions([("b", "p1")], {"action.mask": mask}, state))[0])
         return chosen, state.asked

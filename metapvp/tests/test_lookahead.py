@@ -36,6 +36,27 @@ def first_legal(step):
     return [(d.battle, d.side, int(np.flatnonzero(step.obs["action.mask"][d.row])[0])) for d in step.decisions]
 
 
+def look_ahead_to_the_end(test, sim, step, candidates, forced_switch, play_on=0):
+    """Plays the battles of `step` to the end (first legal actions), looking ahead at p1's first
+    `candidates` legal actions at every decision; -> (decisions looked at, candidates valued,
+    forced switches (`forced_switch(mask)`) with a value). A failed lookahead fails `test`."""
+    looked = valued = forced = 0
+    while step.decisions:
+        p1 = [d for d in step.decisions if d.side == "p1"]
+        legal = [np.flatnonzero(step.obs["action.mask"][d.row])[:candidates].tolist() for d in p1]
+        found = sim.lookahead([(d.battle, d.side) for d in p1], legal, play_on=play_on)
+        for d, f in zip(p1, found):
+            test.assertNotIsInstance(f, dict, f"{d.battle} turn {d.turn}: {f}")
+            if f is None:
+                continue
+            looked += 1
+            valued += sum(v[0] is not None and math.isfinite(v[0]) for v in f)
+            if forced_switch(step.obs["action.mask"][d.row]):
+                forced += any(v[0] is not None for v in f)
+        step = sim.step(first_legal(step))
+    return looked, valued, forced
+
+
 class LookaheadTest(unittest.TestCase):
     def test_a_knockout_is_worth_a_pokemon_and_a_wasted_turn_nothing(self):
         sim = Simulator("singles-v2")
@@ -85,19 +106,8 @@ class LookaheadTest(unittest.TestCase):
         for gen in range(1, 10):
             fmt = f"gen{gen}randombattle"
             step = sim.start([{"id": f"{fmt}-{i}", "format": fmt, "seed": f"{gen},{i},5,6"} for i in range(2)])
-            while step.decisions:
-                p1 = [d for d in step.decisions if d.side == "p1"]
-                legal = [np.flatnonzero(step.obs["action.mask"][d.row])[:3].tolist() for d in p1]
-                found = sim.lookahead([(d.battle, d.side) for d in p1], legal)
-                for d, f in zip(p1, found):
-                    self.assertNotIsInstance(f, dict, f"{d.battle} turn {d.turn}: {f}")
-                    if f is None:
-                        continue
-                    looked += 1
-                    valued += sum(v[0] is not None and math.isfinite(v[0]) for v in f)
-                    if not step.obs["action.mask"][d.row][:4 * G].any():  # a forced switch
-                        forced += any(v[0] is not None for v in f)
-                step = sim.step(first_legal(step))
+            counts = look_ahead_to_the_end(self, sim, step, 3, lambda mask: not mask[:4 * G].any())
+            looked, valued, forced = (a + b for a, b in zip((looked, valued, forced), counts))
         self.assertGreater(looked, 100)
         self.assertGreater(valued, 2 * looked)
         self.assertGreater(forced, 10)  # the Pokemon sent in after a faint is looked ahead with too
