@@ -1,0 +1,60 @@
+"""Benchmarks how long players take a decision, side by side in one run: each spec plays
+--battles battles against --opponent, one battle at a time in one process (one core), and every
+decision it is asked for is timed (the whole act() call: the policy's forward pass, its
+lookahead or search).
+
+    ./rp scripts/bench_decision_time.py --format gen9randomdoublesbattle \\
+        --specs agent@0,lookahead2x1w8:agent,lookahead3w8:agent [--battles 30] [--opponent heuristic] [--seed 0]
+
+Prints, per spec: decisions timed, milliseconds a decision (median, 90th and 99th percentile,
+max), and its win rate over the battles (too few to rank players: use head2head for that).
+A benchmark, not a test: the figures depend on the machine and its load; run it on an idle
+machine."""
+import argparse
+import time
+
+import numpy as np
+
+from metapvp.arena import play
+from metapvp.players import make_player
+from metapvp.players.base import Player
+
+
+class Timed(Player):
+    """`inner`, with the time of every act() call kept."""
+
+    def __init__(self, inner: Player):
+        self.inner, self.name, self.contract = inner, inner.name, inner.contract
+        self.ms: list[float] = []
+
+    def act(self, decisions, greedy: bool = False):
+        start = time.perf_counter()
+        out = self.inner.act(decisions, greedy)
+        self.ms.append(1000 * (time.perf_counter() - start))
+        return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--format", default="gen9randombattle")
+    ap.add_argument("--specs", required=True, help="player specs, comma-separated")
+    ap.add_argument("--battles", type=int, default=30)
+    ap.add_argument("--opponent", default="heuristic")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    print(f"{args.format}, against {args.opponent}, {args.battles} battles each, one at a time")
+    print(f"{'player':<30} {'decisions':>9} {'ms median':>9} {'p90':>6} {'p99':>6} {'max':>6} {'win':>6}")
+    for spec in args.specs.split(","):
+        player = Timed(make_player(spec, seed=args.seed, fmt=args.format))
+        foe = make_player(args.opponent, seed=args.seed + 1, fmt=args.format)
+        results = list(play(player, foe, args.format, range(args.battles), seed=args.seed, concurrency=1))
+        done = [r for r in results if r.error is None]
+        win = sum(r.winner == "a" for r in done) / max(1, len(done))
+        ms = np.asarray(player.ms or [0.0])
+        print(f"{spec:<30} {len(ms):>9} {np.median(ms):>9.1f} {np.percentile(ms, 90):>6.1f} "
+              f"{np.percentile(ms, 99):>6.1f} {ms.max():>6.1f} {win:>6.3f}"
+              + (f"  ({len(results) - len(done)} errors)" if len(done) < len(results) else ""), flush=True)
+
+
+if __name__ == "__main__":
+    main()
