@@ -1,5 +1,5 @@
-// Lookahead from what a player can see (doubles: doubleslookahead.js). The battle is rebuilt in the simulator (rebuild.js, the
-// foe's sets the likeliest ones), then one turn is played for each candidate action of ours against each move the foe's active Pokemon likely has (at a forced switch: for
+// Lookahead from what a player can see (in doubles: doubleslookahead.js). The battle is rebuilt
+// in the simulator (rebuild.js, the foe's sets the likeliest ones), then one turn is played for each candidate action of ours against each move the foe's active Pokemon likely has (at a forced switch: for
 // each Pokemon that could come in), optionally more turns of both sides' hardest hits, and each
 // outcome is scored by what both sides have left (material). Players weigh these values against
 // a policy's own preferences (metapvp/players/lookahead.py).

@@ -71,8 +71,9 @@ export function rebuild(view, lead = -1, random = null) {
  * fainted ones kept and marked fainted so that every position stays where it is; `order`, where
  * given, is the rows' order instead (at a forced switch: who comes in where). The foe's Pokemon
  * in play stand at their positions; an empty position (its Pokemon fainted) takes a revealed one
- * still able to fight where there is one, else a fainted one stands there. The foe's sets are the likeliest (rebuild()). null
- * where a foe position is unknown, or a foe in play has no moves to play. */
+ * still able to fight where there is one, else a fainted one stands there. The foe's sets are
+ * the likeliest (rebuild()). null where a foe position is unknown, or a foe in play has no moves
+ * to play. */
 export function rebuildDoubles(view, order = null) {
   const req = view.request;
   const format = formatOf(view.battle);

@@ -10,12 +10,12 @@ maximises
 
 so the policy's preferences stand where the turn's outcomes hardly differ (setting up, laying
 hazards), and a clearly better outcome (a KO, not being KOed) overrides a small preference.
+Decisions with nothing to look ahead at (team preview, a fainted or unknown foe) take the
+policy's most probable action.
 
 In doubles (js/src/doubleslookahead.js) the candidates are the joint actions pairing each
 position's `top` likeliest actions (the policy's marginals), and the foe's answers are each of
-its positions taking one of its two hardest hits.
-Decisions with nothing to look ahead at (team preview, a fainted or unknown foe) take the
-policy's most probable action."""
+its positions taking one of its two hardest hits."""
 from __future__ import annotations
 
 import logging
@@ -31,13 +31,13 @@ DEFAULT_WEIGHT = 4.0
 
 
 class LookaheadPlayer(GuidedPlayer):
-    game_types = ("singles", "doubles")
-
     """`policy`: a NeuralPlayer (its probabilities as trained are read); `top`: how many of its
-    likeliest legal actions are looked at (fewer than that where the rest are below `floor`);
-    `play_on`: turns played after the one looked at, both sides taking their hardest hit;
-    `samples`: draws of the battle's chances each outcome is averaged over.
-    The defaults are the measured ones (docs/agent.md, "Looking ahead at decision time")."""
+    likeliest legal actions are looked at (fewer than that where the rest are below `floor`; in
+    doubles, per position); `play_on`: turns played after the one looked at, both sides taking
+    their hardest hit; `samples`: draws of the battle's chances each outcome is averaged over.
+    The defaults are the measured ones (docs/agent.md, "Looking ahead at decision time"; in
+    doubles `agent` weighs the material by 8, docs/doubles.md, "Looking ahead")."""
+    game_types = ("singles", "doubles")
 
     def __init__(self, policy, top: int = 3, floor: float = 0.02, weight: float = DEFAULT_WEIGHT, caution: float = 0.5,
                  play_on: int = 0, samples: int = 1):
@@ -76,10 +76,7 @@ class LookaheadPlayer(GuidedPlayer):
         return chosen
 
     def candidates(self, p: np.ndarray) -> list[int]:
-        if self.game_type == "doubles":
-            return self.joint_candidates(p)
-        order = np.argsort(-p)[:self.top]
-        return [int(a) for k, a in enumerate(order) if p[a] > 0 and (k == 0 or p[a] >= self.floor)]
+        return self.joint_candidates(p) if self.game_type == "doubles" else self.likeliest(p)
 
     def joint_candidates(self, p: np.ndarray) -> list[int]:
         """Doubles: the allowed pairs of each position's `top` likeliest actions by the policy's
@@ -90,9 +87,11 @@ class LookaheadPlayer(GuidedPlayer):
         pairs = [int(a0 * n + a1) for a0 in picks[0] for a1 in picks[1] if joint[a0, a1] > 0]
         return sorted(pairs, key=lambda a: -p[a]) or [int(p.argmax())]
 
-    def likeliest(self, marginal: np.ndarray) -> list[int]:
-        order = np.argsort(-marginal)[:self.top]
-        return [int(a) for k, a in enumerate(order) if marginal[a] > 0 and (k == 0 or marginal[a] >= self.floor)]
+    def likeliest(self, p: np.ndarray) -> list[int]:
+        """The `top` likeliest actions of `p`, most probable first, those below `floor` left out
+        but for the first."""
+        order = np.argsort(-p)[:self.top]
+        return [int(a) for k, a in enumerate(order) if p[a] > 0 and (k == 0 or p[a] >= self.floor)]
 
     def best(self, p: np.ndarray, candidates: list[int], found: list) -> int | None:
         """The candidate with the highest score; None where no candidate has a value."""
