@@ -5,7 +5,7 @@
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
-import {checkKnowledge} from './knowledgecheck.js';
+import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
@@ -15,6 +15,7 @@ Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
   checkDoubles(options) { return JSON.stringify(checkDoubles(options)); },
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
+  checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },

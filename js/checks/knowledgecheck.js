@@ -8,6 +8,7 @@
 //  - speed: where the encoder is certain who moves first (probability 0 or 1), the turn's log
 //    shows the same order, on turns where both sides used a priority-0 move.
 import {PRNG, Dex} from '@pkmn/sim';
+import {TeamGenerators} from '@pkmn/randoms';
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from '../src/simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
@@ -155,6 +156,34 @@ function describe(res) {
   } catch (e) {  // the calculator's text fails for some zero-damage results
     return '';
   }
+}
+
+/** The possible sets of every Pokemon of `teams` teams from the format's own generator, nothing
+ * revealed, against its true set: each true move among the possible moves, the true item and
+ * ability among the possible ones, and a possible set at the true level (a doubles format's
+ * generator has sets and levels of its own). */
+export function checkSetsCoverTeams({format, teams, seed}) {
+  const out = {format, pokemon: 0, missing_move: 0, missing_item: 0, missing_ability: 0, wrong_level: 0, no_data: 0, examples: []};
+  const generator = TeamGenerators.getTeamGenerator(format, seed);
+  for (let t = 0; t < teams; t++) {
+    for (const set of generator.getTeam()) {
+      out.pokemon++;
+      const sets = possibleSets(format, set.species, {moves: [], item: '', ability: '', tera: ''});
+      const missing = sets ? set.moves.map(moveID).filter(id => !sets.moves.some(([m]) => m === id)) : [];
+      const wrong = !sets ? {no_data: true} : {
+        missing_move: missing.length > 0,
+        missing_item: !!set.item && !sets.items.some(([i]) => i === toID(set.item)),
+        missing_ability: !sets.abilities.some(([a]) => a === toID(set.ability)),
+        wrong_level: !sets.fitting.some(s => s.level === set.level),
+      };
+      const found = Object.keys(wrong).filter(k => wrong[k]);
+      for (const k of found) out[k]++;
+      if (found.length && out.examples.length < 5) {
+        out.examples.push({species: set.species, found, missing, item: set.item, ability: set.ability, level: set.level});
+      }
+    }
+  }
+  return out;
 }
 
 function checkSets(stats, match, view, previous, format) {

@@ -52,8 +52,12 @@ function relatives(dex, name) {
   if (!sp.exists) return [baseName(name)];
   if (sp.battleOnly) sp = dex.species.get(Array.isArray(sp.battleOnly) ? sp.battleOnly[0] : sp.battleOnly);
   else if (sp.isMega || sp.isPrimal) sp = dex.species.get(sp.changesFrom || sp.baseSpecies);
-  const megas = (sp.otherFormes || []).filter(f => { const o = dex.species.get(f); return o.isMega || o.isPrimal; });
+  // a Mega, a Primal, or a battle-only forme the data keeps sets for (gen 8 doubles: Cherrim-Sunshine)
+  const megas = (sp.otherFormes || []).filter(f => { const o = dex.species.get(f); return o.isMega || o.isPrimal || o.battleOnly; });
   const names = [sp.name, ...megas];
+  // gen 8 keeps a Gigantamax Pokemon's sets under its Gmax forme, which otherFormes does not list
+  const gmax = dex.species.get(`${sp.name}-Gmax`);
+  if (gmax.exists && gmax.changesFrom === sp.name) names.push(gmax.name);
   if (sp.name !== sp.baseSpecies) names.push(sp.baseSpecies);  // a cosmetic forme the data keys by its base
   return names;
 }
@@ -61,25 +65,32 @@ function relatives(dex, name) {
 // A battle shows a cosmetic or in-battle forme ("Palafin-Hero"); the data keys the species.
 const baseName = name => String(name).split('-')[0];
 
+// A doubles format's generator keeps its own sets (gen 9: randomDoublesSets; gen 8: the doubles
+// moves and levels beside the singles ones in randomData) and draws from them only when told.
+const isDoubles = g => !!g.format && g.format.gameType === 'doubles';
+const setData = g => isDoubles(g) && g.randomDoublesSets ? g.randomDoublesSets : g.randomSets;
+
 function draw(g, name) {
   const id = toID(name);
-  const data = (g.randomSets && g.randomSets[id]) || (g.randomData && g.randomData[id]);
+  const doubles = isDoubles(g);
+  const sets = setData(g);
+  const data = (sets && sets[id]) || (g.randomData && g.randomData[id]);
   if (!data) return null;
-  const sets = [];
+  const drawn = [];
   // Seeded by the species alone, so that what is drawn never depends on what came before.
   const seed = [...id].reduce((h, ch) => (h * 31 + ch.charCodeAt(0)) % 65536, 7);
   for (let i = 0; i < SAMPLES; i++) {
     g.prng = new PRNG([seed, i, 1, 2]);
     let set;
     try {
-      set = g.randomSet(id, {}, i % 6 === 0);
+      set = g.randomSet(id, {}, i % 6 === 0, doubles);
     } catch (e) {
       break;
     }
-    sets.push({moves: set.moves.map(moveID), item: toID(set.item), ability: toID(set.ability),
+    drawn.push({moves: set.moves.map(moveID), item: toID(set.item), ability: toID(set.ability),
       tera: toID(set.teraType), evs: set.evs, ivs: set.ivs, nature: set.nature, level: set.level});
   }
-  return sets.length ? finish(sets, g, id) : null;
+  return drawn.length ? finish(drawn, g, id) : null;
 }
 
 // Every move list the format's data has for the species, together with the moves drawn: the
@@ -87,10 +98,12 @@ function draw(g, name) {
 // exclusive and combination moves), and the union of them all bounds what the species can have.
 function finish(sets, g, id) {
   const pools = [];
-  for (const data of [g.randomSets && g.randomSets[id], g.randomData && g.randomData[id]]) {
+  const own = setData(g);
+  const moveLists = isDoubles(g) ? ['doublesMoves'] : ['moves', 'essentialMoves', 'exclusiveMoves', 'comboMoves'];
+  for (const data of [own && own[id], g.randomData && g.randomData[id]]) {
     if (!data) continue;
     for (const s of data.sets || []) if (s.movepool) pools.push(s.movepool.map(moveID));
-    const lists = ['moves', 'essentialMoves', 'exclusiveMoves', 'comboMoves'].filter(k => Array.isArray(data[k]));
+    const lists = moveLists.filter(k => Array.isArray(data[k]));
     if (lists.length) pools.push(lists.flatMap(k => data[k].map(moveID)));
   }
   const drawn = [...new Set(sets.flatMap(s => s.moves))];
