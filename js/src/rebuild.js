@@ -234,6 +234,9 @@ function setStatus(battle, p, status) {
 
 function setActive(battle, p, client) {
   for (const s of [...STATS, 'accuracy', 'evasion']) p.boosts[s] = (client.boosts && client.boosts[s]) || 0;
+  // One that has moved since it came in is past its first turn out: Fake Out and First
+  // Impression fail for it (a rebuilt Pokemon would otherwise start fresh), Speed Boost works.
+  if (client.lastMove) p.activeMoveActions = p.activeTurns = 1;
   if (client.volatiles && client.volatiles.substitute && !p.volatiles.substitute) p.addVolatile('substitute');
 }
 

@@ -85,6 +85,25 @@ class LookaheadTest(unittest.TestCase):
         self.assertEqual(found, [[None, None]])
         sim.abort()
 
+    def test_fake_out_works_on_a_pokemons_first_turn_out_only(self):
+        # Fake Out knocks out the level 5 Machamp where it works; it fails for one that has
+        # already moved since it came in, and the rebuilt battle must know which is which
+        ours = "Mewtwo\nAbility: Pressure\n- Fake Out\n- Splash\n\nSnorlax\nAbility: Thick Fat\n- Splash\n- Fake Out\n"
+        sim = Simulator("singles-v2")
+        step = sim.start([{"id": "f", "format": "gen9customgame", "seed": "1,2,3,4", "p1team": ours, "p2team": THEIRS}])
+        step = sim.step(first_legal(step))  # team preview: leads in team order
+        # turn 1: both use Splash, so the foe's one move is known, and Mewtwo has moved
+        step = sim.step([(d.battle, d.side, 1 * G if d.side == "p1" else 0) for d in step.decisions])
+        fake_out, splash, snorlax = 0, 1 * G, 5 * G
+        (found,) = sim.lookahead([("f", "p1")], [[fake_out, splash]], play_on=0)
+        self.assertEqual(found, [[1, 1], [1, 1]])   # Mewtwo's Fake Out fails: nothing changes
+        # turn 2: Snorlax comes in; its first turn out, its Fake Out works
+        step = sim.step([(d.battle, d.side, snorlax if d.side == "p1" else 0) for d in step.decisions])
+        (found,) = sim.lookahead([("f", "p1")], [[1 * G, 0]], play_on=0)
+        self.assertAlmostEqual(found[0][0], 2.0, places=6)
+        self.assertEqual(found[1], [1, 1])
+        sim.abort()
+
     def test_an_outcome_is_averaged_over_the_draws_of_chance(self):
         # Zap Cannon hits half the time: one draw sees a knockout or a miss, many see both
         ours = OURS.replace("- Psystrike", "- Zap Cannon")
