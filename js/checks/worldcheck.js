@@ -1,10 +1,12 @@
 // Checks the search (search.js) and the worlds it draws (rebuild.js) against the simulator, over
-// battles whose p1 plays the search's choices and p2 plays at random:
+// battles (singles or doubles) whose p1 plays the search's choices and p2 plays at random:
 //  - every drawn world agrees with what p1 has seen: each foe Pokemon seen and not fainted is
 //    on the drawn team with its species, every move it revealed (that its data allows), its
 //    revealed item, ability and Tera type; none seen fainted is there; the team is no larger than
-//    the foe's team size allows; our side is the request's, its HP exactly;
-//  - the search answers an action the mask allows, and the simulator accepts it;
+//    the foe's team size allows; our side is the request's, its HP exactly (in doubles a fainted
+//    Pokemon may stand in its empty position, fainted);
+//  - the search answers an action the mask allows, and the simulator accepts it (in doubles,
+//    searching a few of the allowed joint actions, as the player does);
 //  - the same seed and node budget give the same answer.
 // And the position the search encodes at a leaf (search.js leafView): where the simulated turn is
 // the real one (the true battle copied, the same choices, the same chances), it encodes to the
@@ -15,12 +17,14 @@ import {leafView, search} from '../src/search.js';
 import {choiceFor} from '../src/actions.js';
 import {Match} from '../src/simulator.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
-import {rebuild} from '../src/rebuild.js';
+import * as doubles from '../src/doubles.js';
+import {rebuild, rebuildDoubles} from '../src/rebuild.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
 import {toID} from '../src/contract.js';
 
 const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
+const DOUBLES_CANDIDATES = 6;  // joint actions a doubles search is given (the player gives up to 9)
 
 /** p1 plays the search's choices (options: the search's, 8 visits over 2 worlds and no halving
  * unless given), p2 at random; see the top of this file. */
@@ -29,16 +33,17 @@ export function checkWorlds({format, battles, seed, ...options}) {
   const prng = new PRNG(seed);
   const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
     illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
-  const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`world-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const table = match.sim.gameType === 'doubles' ? doubles : {writeMask, NUM_ACTIONS};
+    const mask = new Uint8Array(table.NUM_ACTIONS);
     while (!match.ended) {
       for (const side of ['p1', 'p2']) {
         const view = match.views[side];
         if (!view.needsDecision) continue;
-        writeMask(view.request, mask, 0);
+        table.writeMask(view.request, mask, 0);
         const legal = [];
-        for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+        for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
         let action = legal.length ? legal[prng.random(legal.length)] : 0;
         if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, searchOptions);
         match.act(side, action);
@@ -52,17 +57,26 @@ export function checkWorlds({format, battles, seed, ...options}) {
 function checkDecision(out, view, legal, mask, prng, options) {
   out.decisions++;
   const req = view.request;
-  const lead = req.forceSwitch ? Math.floor(legal[0] / G) - 4 : -1;
+  const isDoubles = view.battle.gameType === 'doubles';
+  const lead = req.forceSwitch && !isDoubles ? Math.floor(legal[0] / G) - 4 : -1;
   for (let w = 0; w < options.worlds; w++) {
     const draws = new PRNG([w + 1, prng.random(65536), 3, 4]);
-    const world = rebuild(view, lead, () => draws.random());
+    const world = isDoubles ? rebuildDoubles(view, null, () => draws.random()) : rebuild(view, lead, () => draws.random());
     if (!world) continue;
     out.worlds++;
-    const problems = disagreements(view, world.battle, lead);
+    const problems = disagreements(view, world.battle, world.me, lead);
     if (problems.length) {
       out.disagreements++;
       if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, turn: view.battle.turn, problems});
     }
+  }
+  if (isDoubles) {  // a few of the hundreds of joint actions, as the player gives its likeliest
+    legal = [...legal];
+    for (let i = legal.length - 1; i > 0; i--) {
+      const j = prng.random(i + 1);
+      [legal[i], legal[j]] = [legal[j], legal[i]];
+    }
+    legal = legal.slice(0, DOUBLES_CANDIDATES);
   }
   // a prior that differs between actions, so that halving has an order to start from
   const weights = legal.map(() => 1 + prng.random(8));
@@ -87,11 +101,14 @@ function checkDecision(out, view, legal, mask, prng, options) {
   return best;
 }
 
-/** What a drawn world gets wrong about what `view` has seen (empty where nothing). */
-function disagreements(view, battle, lead) {
+/** What a drawn world gets wrong about what `view` has seen (empty where nothing). Our side is
+ * `me` there. In doubles a fainted Pokemon may stand in its position, fainted. */
+function disagreements(view, battle, me, lead) {
   const problems = [];
   const format = battle.format.id;
-  const team = battle.sides[1].pokemon;
+  const isDoubles = battle.gameType === 'doubles';
+  const alive = m => m && !m.fainted && m.hp > 0;
+  const team = battle.sides[1 - me].pokemon.filter(m => !isDoubles || alive(m));
   const named = name => team.find(m => m.name === name);
   const baseID = name => toID(Dex.species.get(name).baseSpecies);
   let fainted = 0;
@@ -99,7 +116,7 @@ function disagreements(view, battle, lead) {
     const m = named(p.name);
     if (p.fainted || !p.hp) {
       fainted++;
-      if (m) problems.push(`${p.name} fainted but is on the drawn team`);
+      if (m) problems.push(`${p.name} fainted but is on the drawn team${isDoubles ? ' alive' : ''}`);
       continue;
     }
     if (!m) { problems.push(`${p.name} seen but not on the drawn team`); continue; }
@@ -121,8 +138,8 @@ function disagreements(view, battle, lead) {
     problems.push(`drawn team of ${team.length}, the foe has ${view.foe.totalPokemon - fainted} left`);
   }
   const rows = view.request.side.pokemon.filter(r => !r.fainted && r.hp);
-  const ours = battle.sides[0].pokemon;
-  if (ours.length !== rows.length) problems.push(`our drawn team has ${ours.length}, the request ${rows.length}`);
+  const ours = battle.sides[me].pokemon.filter(m => !isDoubles || alive(m));
+  if (ours.length !== rows.length) problems.push(`our drawn team has ${ours.length} able, the request ${rows.length}`);
   for (const r of rows) {
     const m = ours.find(o => o.name === (r.name || r.speciesForme));
     if (!m) problems.push(`our ${r.name} missing`);

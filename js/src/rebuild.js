@@ -72,9 +72,9 @@ export function rebuild(view, lead = -1, random = null) {
  * given, is the rows' order instead (at a forced switch: who comes in where). The foe's Pokemon
  * in play stand at their positions; an empty position (its Pokemon fainted) takes a revealed one
  * still able to fight where there is one, else a fainted one stands there. The foe's sets are
- * the likeliest (rebuild()). null where a foe position is unknown, or a foe in play has no moves
- * to play. */
-export function rebuildDoubles(view, order = null) {
+ * the likeliest, or with `random` drawn as rebuild() draws them, the foe's unrevealed Pokemon
+ * drawn too. null where a foe position is unknown, or a foe in play has no moves to play. */
+export function rebuildDoubles(view, order = null, random = null) {
   const req = view.request;
   const format = formatOf(view.battle);
   const rows = (order || req.side.pokemon.map((_, j) => j)).map(j => req.side.pokemon[j]);
@@ -83,12 +83,13 @@ export function rebuildDoubles(view, order = null) {
   const fallen = view.foe.team.filter(p => !live(p));  // the client empties a fainted one's position
   const foes = [0, 1].map(k => (live(view.foe.active[k]) ? view.foe.active[k] : bench.shift() || fallen.shift()));
   if (!foes[0] || !foes[1] || !foes.some(live)) return null;
-  const foeSets = foes.map(p => foeSet(format, p));
+  const foeSets = foes.map(p => foeSet(format, p, random));
   if (foes.some((p, k) => live(p) && !foeSets[k].moves.length)) return null;
   for (const p of bench) {
-    const set = foeSet(format, p);
+    const set = foeSet(format, p, random);
     if (set.moves.length) { foes.push(p); foeSets.push(set); }
   }
+  if (random) foeSets.push(...unrevealed(format, view.foe, random));
   for (const set of foeSets) if (!set.moves.length) set.moves = ['splash'];  // a fainted stand-in
   const me = view.perspective === 'p2' ? 1 : 0;
   const teams = me ? [foeSets, rows.map(ownSet)] : [rows.map(ownSet), foeSets];

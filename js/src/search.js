@@ -9,6 +9,9 @@
 // by material (evaluation.js), by the network's value of the position as the player would see
 // it, or a blend (`net`). Where the network values a node reached without turns played on it
 // also gives our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
+// What differs between singles and doubles (the rebuilt battle, our root choices, each side's
+// options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js (material
+// leaves only).
 //
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
@@ -23,6 +26,7 @@ import {Protocol} from '@pkmn/protocol';
 import {GIMMICKS} from './actions.js';
 import {legalChoices} from './actiontable.js';
 import {rebuild, ourChoice} from './rebuild.js';
+import {DOUBLES} from './doublessearch.js';
 import {value, lead} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {linesFor} from './perspective.js';
@@ -132,8 +136,10 @@ class Search {
   constructor(view, actions, prior, options) {
     const o = this.o = {...DEFAULTS, ...options};
     if (!(o.nodes > 0) && !(o.ms > 0)) throw new Error('search needs a budget: nodes or ms');
-    if (view.battle.gameType !== 'singles') throw new Error(`the search plays singles battles, not ${view.battle.gameType}`);
+    const game = this.game = GAMES[view.battle.gameType];
+    if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
+    if (o.net > 0 && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net 0 in doubles)');
     this.view = view;
     this.actions = actions;
     this.prior = prior;
@@ -144,12 +150,11 @@ class Search {
     this.error = null;
     this.worlds = [];
     const req = view.request;
-    const foeActive = view.foe.active[0];
     this.nothing = !req || !req.side || req.teamPreview || req.wait || !(req.active || req.forceSwitch) ||
-      !foeActive || foeActive.fainted;
+      !game.faces(view);
     if (this.nothing) return;
     for (let w = 0; w < o.worlds; w++) {
-      const world = makeWorld(view, actions, prior, mulberry32(o.seed * 7919 + w + 1));
+      const world = makeWorld(game, view, actions, prior, mulberry32(o.seed * 7919 + w + 1));
       if (world) this.worlds.push(world);
     }
     this.nothing = !this.worlds.length;
@@ -178,7 +183,7 @@ class Search {
         world = able[this.nodes % able.length];
         forced = world.choices[k];
       }
-      const leaf = visit(world, o, this.random, forced);
+      const leaf = visit(this.game, world, o, this.random, forced);
       this.nodes++;
       this.steps += leaf.steps;
       this.playedOn += leaf.playedOn;
@@ -274,9 +279,9 @@ const raw = r => ({ident: r.ident, details: r.details, condition: r.condition, a
   commanding: r.commanding, reviving: r.reviving, teraType: r.teraType, terastallized: r.terastallized});
 
 /** One drawn world: the rebuilt battle(s), serialised once and restored at every visit, and its
- * tree. At a forced switch each Pokemon that could come in has its own start (it leads the
- * rebuilt battle) and the root is ours alone. `choices[k]`: action k's choice at the root. */
-function makeWorld(view, actions, prior, random) {
+ * tree. At a forced switch each action's Pokemon that could come in have their own start and
+ * the root is ours alone. `choices[k]`: action k's choice at the root. */
+function makeWorld(game, view, actions, prior, random) {
   const req = view.request;
   const state = random();  // the same draws for every start of this world
   const draw = () => mulberry32(Math.floor(state * 2 ** 32));
@@ -287,9 +292,7 @@ function makeWorld(view, actions, prior, random) {
     const starts = new Map();
     let first = null;
     actions.forEach((a, k) => {
-      const j = Math.floor(a / G) - 4;
-      const r = req.side.pokemon[j];
-      const start = j >= 0 && r && !r.fainted && r.hp ? rebuild(view, j, draw()) : null;
+      const start = game.switchIn(view, a, draw());
       if (!start) return;
       first = first || start;
       choices[k] = `start ${a}`;
@@ -300,11 +303,11 @@ function makeWorld(view, actions, prior, random) {
     return {root, starts, choices, priors, me: first.me, rootLead: lead(first.battle, first.me),
       logStart: first.battle.log.length};
   }
-  const start = rebuild(view, -1, draw());
+  const start = game.start(view, draw());
   if (!start) return null;
   actions.forEach((a, k) => {
     try {
-      choices[k] = ourChoice(req, a, start.slots);
+      choices[k] = game.choice(req, a, start);
       priors.set(choices[k], (priors.get(choices[k]) || 0) + prior[k]);
     } catch (e) {
       // an action the rebuilt battle cannot take (a fainted Pokemon's slot) is not searched
@@ -322,7 +325,7 @@ function newNode() {
  * root choice `forced` where given), to a new node or the battle's end, then `o.playOn` turns of
  * hardest hits to value it. Returns the leaf: {world, path, node, battle, material (our value by
  * material), steps (turns simulated), playedOn}. */
-function visit(world, o, random, forced = null) {
+function visit(game, world, o, random, forced = null) {
   const path = [];
   let node = world.root, battle;
   if (world.starts) {
@@ -340,10 +343,10 @@ function visit(world, o, random, forced = null) {
     const picks = [null, null];
     for (let i = 0; i < 2; i++) {
       const atRoot = node === world.root && i === 0;
-      const options = atRoot ? world.choices.filter(c => c !== null) : optionsOf(sideOf(i));
+      const options = atRoot ? world.choices.filter(c => c !== null) : game.options(battle, sideOf(i));
       if (!options.length) continue;
       const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior :
-        priorsOf(battle, sideOf(i), options, i === 1 ? o.foe : 'damage');
+        game.priors(battle, sideOf(i), options, i === 1 ? o.foe : 'damage');
       picks[i] = atRoot && forced ? take(node, i, forced, priors) : choose(node, i, options, priors, o.c);
     }
     if (picks[0] === null && picks[1] === null) break;
@@ -429,6 +432,24 @@ function stat(node, i, option, priors) {
   if (!s) node.sides[i].set(option, s = {n: 0, w: 0, p: priors.get(option) || 0, refused: false});
   return s;
 }
+
+/** What singles needs to know (doublessearch.js has doubles'): whether a foe stands to be faced,
+ * the rebuilt battle (the foe's sets drawn), at a forced switch the battle with the Pokemon
+ * brought in leading, our actions as choices there, each side's options at a node and a prior
+ * over them. */
+const SINGLES = {
+  faces: view => !!view.foe.active[0] && !view.foe.active[0].fainted,
+  start: (view, random) => rebuild(view, -1, random),
+  switchIn(view, a, random) {
+    const j = Math.floor(a / G) - 4;
+    const r = view.request.side.pokemon[j];
+    return j >= 0 && r && !r.fainted && r.hp ? rebuild(view, j, random) : null;
+  },
+  choice: (req, a, start) => ourChoice(req, a, start.slots),
+  options: (battle, side) => optionsOf(side),
+  priors: priorsOf,
+};
+const GAMES = {singles: SINGLES, doubles: DOUBLES};
 
 /** What a simulated side may choose now: choice strings, none where it waits. */
 function optionsOf(side) {

@@ -70,6 +70,24 @@ class GuidedPlayer(Player):
         raise NotImplementedError
 
 
+def likeliest(p: np.ndarray, top: int, floor: float) -> list[int]:
+    """The `top` likeliest actions of `p`, most probable first, those below `floor` left out but
+    for the first."""
+    order = np.argsort(-p)[:top]
+    return [int(a) for k, a in enumerate(order) if p[a] > 0 and (k == 0 or p[a] >= floor)]
+
+
+def joint_candidates(p: np.ndarray, top: int, floor: float) -> list[int]:
+    """Doubles: the allowed pairs (p > 0) of each position's `top` likeliest actions by the
+    policy's marginals (as likeliest()), the likeliest pair first. The joint table is square: a
+    = p0 * n + p1."""
+    n = int(round(np.sqrt(p.size)))
+    joint = p.reshape(n, n)
+    picks = [likeliest(joint.sum(1), top, floor), likeliest(joint.sum(0), top, floor)]
+    pairs = [int(a0 * n + a1) for a0 in picks[0] for a1 in picks[1] if joint[a0, a1] > 0]
+    return sorted(pairs, key=lambda a: -p[a]) or [int(p.argmax())]
+
+
 def allowed(action: int, mask: np.ndarray, probs: np.ndarray | None = None) -> int:
     """`action` where the decision's mask allows it; else the one rule for a masked action: the
     allowed action the player thinks most probable (`probs`, where it has them), or else the

@@ -22,7 +22,7 @@ import logging
 
 import numpy as np
 
-from metapvp.players.base import Decisions, GuidedPlayer
+from metapvp.players.base import Decisions, GuidedPlayer, joint_candidates, likeliest
 
 log = logging.getLogger(__name__)
 
@@ -76,22 +76,9 @@ class LookaheadPlayer(GuidedPlayer):
         return chosen
 
     def candidates(self, p: np.ndarray) -> list[int]:
-        return self.joint_candidates(p) if self.game_type == "doubles" else self.likeliest(p)
-
-    def joint_candidates(self, p: np.ndarray) -> list[int]:
-        """Doubles: the allowed pairs of each position's `top` likeliest actions by the policy's
-        marginals (below `floor` left out, but for the likeliest), the likeliest pair first."""
-        n = int(round(np.sqrt(p.size)))
-        joint = p.reshape(n, n)
-        picks = [self.likeliest(joint.sum(1)), self.likeliest(joint.sum(0))]
-        pairs = [int(a0 * n + a1) for a0 in picks[0] for a1 in picks[1] if joint[a0, a1] > 0]
-        return sorted(pairs, key=lambda a: -p[a]) or [int(p.argmax())]
-
-    def likeliest(self, p: np.ndarray) -> list[int]:
-        """The `top` likeliest actions of `p`, most probable first, those below `floor` left out
-        but for the first."""
-        order = np.argsort(-p)[:self.top]
-        return [int(a) for k, a in enumerate(order) if p[a] > 0 and (k == 0 or p[a] >= self.floor)]
+        if self.game_type == "doubles":
+            return joint_candidates(p, self.top, self.floor)
+        return likeliest(p, self.top, self.floor)
 
     def best(self, p: np.ndarray, candidates: list[int], found: list) -> int | None:
         """The candidate with the highest score; None where no candidate has a value."""

@@ -21,14 +21,19 @@ picked by PUCT like every other, and the action played is the one with the highe
 (an action never tried counting the tried ones' mean value), or with `weight` 0 the one visited
 most. Where the search fails or has nothing to search, the policy decides alone.
 
-The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`)."""
+The budget is visits (`nodes`: the same seed gives the same choice every time) or time (`ms`).
+
+In doubles (js/src/doublessearch.js) our root candidates are the joint actions pairing each
+position's three likeliest actions (the policy's marginals, as the lookahead pairs them), below
+the root each side chooses among its positions' two hardest hits, and leaves are valued by
+material alone."""
 from __future__ import annotations
 
 import logging
 
 import numpy as np
 
-from metapvp.players.base import Decisions, GuidedPlayer
+from metapvp.players.base import Decisions, GuidedPlayer, joint_candidates
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +44,7 @@ DEFAULT_NET = 0.0
 DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
+DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
 
 
 class SearchPlayer(GuidedPlayer):
@@ -50,6 +56,7 @@ class SearchPlayer(GuidedPlayer):
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
     before it is valued (the lookahead's play-on)."""
+    game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
@@ -63,6 +70,9 @@ class SearchPlayer(GuidedPlayer):
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
                              f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}")
         super().__init__(policy)
+        if self.game_type == "doubles" and net > 0:
+            raise ValueError(f"search: the network values leaves in singles only; {policy.name} plays doubles "
+                             f"(net must be 0, got {net})")
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on)}
@@ -84,7 +94,7 @@ class SearchPlayer(GuidedPlayer):
         ask = [i for i in range(len(decisions)) if mask[i].sum() > 1]
         if not ask:
             return chosen
-        actions = [np.flatnonzero(mask[i]) for i in ask]
+        actions = [self.candidates(probs[i], mask[i]) for i in ask]
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
         found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options,
@@ -105,6 +115,15 @@ class SearchPlayer(GuidedPlayer):
                 self.overruled += 1
                 chosen[i] = best
         return chosen
+
+
+    def candidates(self, p: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        """Our root candidates: every allowed action in singles (halving keeps the likeliest);
+        in doubles the pairs of each position's likeliest, where the table's allowed pairs run
+        to hundreds."""
+        if self.game_type == "doubles":
+            return np.array(joint_candidates(p, DOUBLES_TOP, DOUBLES_FLOOR), dtype=np.int64)
+        return np.flatnonzero(mask)
 
 
 def prior(p: np.ndarray) -> np.ndarray:

@@ -17,6 +17,7 @@ from metapvp.players.spec import SpecError
 from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS, golden_battle, replay
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
+DOUBLES_FORMATS = ["gen9randomdoublesbattle", "gen8randomdoublesbattle"]
 
 
 class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
@@ -31,7 +32,7 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
         deeper = {"nodes": 32, "halve": 4, "weight": 8}
         cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1],
                                                     **(deeper if f == "gen9randombattle" else {"nodes": 8})})
-                       for f in FORMATS}
+                       for f in FORMATS + DOUBLES_FORMATS}
 
     def test_every_world_agrees_with_what_was_seen(self):
         for f, r in self.results.items():
@@ -220,6 +221,47 @@ class SearchPlayerTest(unittest.TestCase):
                 backend = make_backend(name, player.contract)
                 try:
                     results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
+                finally:
+                    backend.close()
+                self.assertEqual([r.error for r in results], [None, None])
+                self.assertEqual(sum(r.invalid for r in results), 0)
+                self.assertGreater(player.searched, 5)
+                self.assertEqual(player.failed, 0)
+
+
+class DoublesSearchTest(unittest.TestCase):
+    """The search in doubles (js/src/doublessearch.js): joint candidates at the root, each
+    side's positions' hardest hits below it, material leaves."""
+
+    def test_the_search_finds_the_knock_out_where_a_turn_shows_it(self):
+        from metapvp.tests.test_doubles_lookahead import DoublesLookaheadTest, P, move
+        sim = DoublesLookaheadTest.start(self)
+        on_machamp, on_chansey, waiting = move(0, 1) * P + move(0), move(0, 2) * P + move(0), move(1) * P + move(0)
+        # the policy prefers waiting: the searched values overrule it where a Pokemon is won
+        prior = [0.2, 0.2, 0.6]
+        (found,) = sim.search([("k", "p1")], [[on_machamp, on_chansey, waiting]], [prior], [5],
+                              {"nodes": 48, "worlds": 2, "halve": 3, "weight": 8, "playOn": 0})
+        self.assertEqual(found["best"], 0, found)
+        values = found["values"]
+        # Psystrike on the level 5 Machamp wins a whole Pokemon at once; on Chansey it only hurts;
+        # waiting wins only what the turns below it do
+        self.assertGreater(values[0], values[1])
+        self.assertGreater(values[1], values[2])
+        self.assertEqual(sum(found["visits"]), 48)
+        sim.abort()
+
+    def test_the_network_does_not_value_doubles_leaves(self):
+        with self.assertRaisesRegex(ValueError, "singles only"):
+            make_player("search8v0.5:agent", fmt="gen9randomdoublesbattle")
+
+    def test_the_search_player_plays_random_doubles_on_every_backend(self):
+        for name in BACKENDS:
+            with self.subTest(backend=name):
+                fmt = "gen9randomdoublesbattle"
+                player, foe = make_player("search16h8:agent", seed=1, fmt=fmt), make_player("maxdamage", fmt=fmt)
+                backend = make_backend(name, player.contract)
+                try:
+                    results = list(play(player, foe, fmt, range(2), seed=3, backend=backend))
                 finally:
                     backend.close()
                 self.assertEqual([r.error for r in results], [None, None])
