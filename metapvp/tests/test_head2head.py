@@ -2,6 +2,7 @@
 import gzip
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -188,6 +189,40 @@ class Head2HeadCliTest(unittest.TestCase):
                 [v8] = m["v8"].values()
                 self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
             self.check_pooling(Path(out), last)
+            self.check_comparing(Path(out), last)
+
+    def check_comparing(self, out: Path, result: dict):
+        """scripts/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
+        one battle's outcome turned around is the one battle that differs; other battles are
+        refused."""
+        compare = [sys.executable, "scripts/compare_runs.py"]
+
+        def run(*dirs):
+            proc = subprocess.run(compare + [str(d) for d in dirs], capture_output=True, text=True, cwd=ROOT, timeout=60)
+            return proc.returncode, proc.stderr, (json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None)
+        code, err, same = run(out, out)
+        self.assertEqual(code, 0, err)
+        self.assertEqual((same["battles"], same["a_only"], same["b_only"], same["b_minus_a"]), (6, 0, 0, 0))
+        self.assertAlmostEqual(same["a_win_rate"], result["p1_wins"] / 6)
+        turned = out / "turned"
+        shutil.copytree(out, turned, ignore=shutil.ignore_patterns("turned", "other"))
+        log = turned / "logs" / sorted(p.name for p in (out / "logs").iterdir())[1]   # battle 1: the first player sits p2
+        with gzip.open(log, "rt") as f:
+            battle = json.load(f)
+        first_won = battle["winner"] == "p2"
+        battle["winner"] = "p1" if first_won else "p2"
+        with gzip.open(log, "wt") as f:
+            json.dump(battle, f)
+        code, err, one = run(out, turned)
+        self.assertEqual(code, 0, err)
+        self.assertEqual((one["a_only"], one["b_only"]), (1, 0) if first_won else (0, 1))
+        self.assertAlmostEqual(one["b_minus_a"], -1 / 6 if first_won else 1 / 6)
+        other = out / "seed9"
+        other.mkdir()
+        (other / "results.json").write_text(json.dumps({**result, "seed": 9}))
+        code, err, _ = run(out, other)
+        self.assertEqual(code, 2)
+        self.assertIn("seed 9", err)
 
     def check_pooling(self, out: Path, result: dict):
         """scripts/pool_results.py adds up runs of one pairing and refuses runs of another."""

@@ -1,0 +1,105 @@
+"""Compares two head2head runs battle by battle: two first players (--p1) over the same battles
+(the same format, --p2 and --seed: battle i has the same teams and seats in both), each
+battle's outcome for the first player read from the runs' logs (head2head --outdir).
+
+    ./rp scripts/compare_runs.py DIR_A DIR_B
+
+Most battles end the same way whichever of two similar players plays them, so the difference
+between the two is estimated from the battles where the outcomes differ: far tighter than two
+separate intervals. Prints each run's win rate over the battles both finished, the battles only
+A won and only B won, B - A with its 95% interval (paired, normal approximation) and an exact
+two-sided sign test's p-value over the battles that differ. The last line of stdout is the
+result as JSON. A tie counts as not won."""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import math
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metapvp.arena.stats import Z95  # noqa: E402
+
+SAME = ("format", "p2", "seed")
+LOG = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
+
+
+def outcomes(run: Path) -> dict[int, bool]:
+    """Battle number -> whether the run's first player won it (it sits p1 in even battles)."""
+    out = {}
+    for path in sorted((run / "logs").glob("battle-*.log.json.gz")):
+        m = LOG.search(path.name)
+        if not m:
+            continue
+        i = int(m.group(1))
+        try:
+            with gzip.open(path, "rt") as f:
+                winner = json.load(f).get("winner")
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path}: unreadable battle log ({e})") from e
+        out[i] = winner == ("p1" if i % 2 == 0 else "p2")
+    return out
+
+
+def compare(a: dict[int, bool], b: dict[int, bool]) -> dict:
+    """The paired comparison of two runs' outcomes over the battles both have."""
+    common = sorted(set(a) & set(b))
+    n = len(common)
+    if not n:
+        raise ValueError("the runs have no battle in common (are their logs there?)")
+    a_only = sum(a[i] and not b[i] for i in common)
+    b_only = sum(b[i] and not a[i] for i in common)
+    diff = (b_only - a_only) / n
+    se = math.sqrt(max(0.0, (a_only + b_only) / n - diff * diff) / n)
+    return {"battles": n, "a_win_rate": sum(a[i] for i in common) / n, "b_win_rate": sum(b[i] for i in common) / n,
+            "a_only": a_only, "b_only": b_only, "b_minus_a": diff,
+            "b_minus_a_ci95": [diff - Z95 * se, diff + Z95 * se], "sign_test_p": sign_test(a_only, b_only)}
+
+
+def sign_test(x: int, y: int) -> float:
+    """Exact two-sided p-value that x and y discordant battles come from a fair coin."""
+    n = x + y
+    if not n:
+        return 1.0
+    k = min(x, y)
+    tail = sum(math.comb(n, j) for j in range(k + 1)) / 2 ** n
+    return min(1.0, 2 * tail)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("a", type=Path, help="head2head --outdir of player A")
+    ap.add_argument("b", type=Path, help="head2head --outdir of player B")
+    args = ap.parse_args(argv)
+    try:
+        runs = [json.loads((d / "results.json").read_text()) for d in (args.a, args.b)]
+    except (OSError, ValueError) as e:
+        print(f"compare_runs: cannot read a run's results.json: {e}", file=sys.stderr)
+        return 2
+    differs = [k for k in SAME if runs[0].get(k) != runs[1].get(k)]
+    if differs:
+        print("compare_runs: not the same battles: " + ", ".join(
+            f"{k} {runs[1].get(k)!r} in {args.b} against {runs[0].get(k)!r} in {args.a}" for k in differs), file=sys.stderr)
+        return 2
+    try:
+        r = compare(outcomes(args.a), outcomes(args.b))
+    except ValueError as e:
+        print(f"compare_runs: {e}", file=sys.stderr)
+        return 2
+    r = {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r}
+    lo, hi = r["b_minus_a_ci95"]
+    print(f"{r['format']}, against {r['p2']}, seed {r['seed']}, {r['battles']} battles in both")
+    print(f"A {r['a']}: {r['a_win_rate']:.3f}   B {r['b']}: {r['b_win_rate']:.3f}")
+    print(f"only A won {r['a_only']}, only B won {r['b_only']}: B - A = {r['b_minus_a']:+.3f} "
+          f"({lo:+.3f} to {hi:+.3f}), sign test p = {r['sign_test_p']:.3f}")
+    print(json.dumps(r))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
