@@ -217,16 +217,7 @@ class SearchPlayerTest(unittest.TestCase):
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
             with self.subTest(backend=name, spec=spec):
-                player, foe = make_player(spec, seed=1), make_player("random", seed=2)
-                backend = make_backend(name, player.contract)
-                try:
-                    results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
-                finally:
-                    backend.close()
-                self.assertEqual([r.error for r in results], [None, None])
-                self.assertEqual(sum(r.invalid for r in results), 0)
-                self.assertGreater(player.searched, 5)
-                self.assertEqual(player.failed, 0)
+                check_plays(self, name, spec, "random", "gen9randombattle")
 
 
 class DoublesSearchTest(unittest.TestCase):
@@ -257,14 +248,19 @@ class DoublesSearchTest(unittest.TestCase):
     def test_the_search_player_plays_random_doubles_on_every_backend(self):
         for name in BACKENDS:
             with self.subTest(backend=name):
-                fmt = "gen9randomdoublesbattle"
-                player, foe = make_player("search16h8:agent", seed=1, fmt=fmt), make_player("maxdamage", fmt=fmt)
-                backend = make_backend(name, player.contract)
-                try:
-                    results = list(play(player, foe, fmt, range(2), seed=3, backend=backend))
-                finally:
-                    backend.close()
-                self.assertEqual([r.error for r in results], [None, None])
-                self.assertEqual(sum(r.invalid for r in results), 0)
-                self.assertGreater(player.searched, 5)
-                self.assertEqual(player.failed, 0)
+                check_plays(self, name, "search16h8:agent", "maxdamage", "gen9randomdoublesbattle")
+
+
+def check_plays(test, backend_name, spec, foe_spec, fmt):
+    """Two battles of the search player `spec` against `foe_spec` on the backend: no error, no
+    invalid choice, searches that ran and none that failed."""
+    player, foe = make_player(spec, seed=1, fmt=fmt), make_player(foe_spec, seed=2, fmt=fmt)
+    backend = make_backend(backend_name, player.contract)
+    try:
+        results = list(play(player, foe, fmt, range(2), seed=3, backend=backend))
+    finally:
+        backend.close()
+    test.assertEqual([r.error for r in results], [None, None])
+    test.assertEqual(sum(r.invalid for r in results), 0)
+    test.assertGreater(player.searched, 5)
+    test.assertEqual(player.failed, 0)
