@@ -208,17 +208,22 @@ class DoublesNetworkTest(unittest.TestCase):
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
 
-    def test_the_search_refuses_a_doubles_model_and_the_lookahead_takes_it(self):
+    def test_the_search_and_the_lookahead_take_a_doubles_model_a_singles_only_player_refuses_it(self):
         import tempfile
         from pathlib import Path
 
         from metapvp.models import new_model, save_model
+        from metapvp.players.base import GuidedPlayer
         contract = load("doubles-v1")
         with tempfile.TemporaryDirectory() as tmp:
             path = save_model(Path(tmp) / "d.zip", new_model(contract), contract)
-            with self.assertRaisesRegex(ValueError, "plays singles battles; its model reads doubles-v1"):
-                make_player(f"search16:{path}")
+            self.assertEqual(make_player(f"search16:{path}").game_type, "doubles")
             self.assertEqual(make_player(f"lookahead2:{path}").game_type, "doubles")
+
+            class SinglesOnly(GuidedPlayer):   # a guided player that says nothing of doubles
+                pass
+            with self.assertRaisesRegex(ValueError, "SinglesOnly plays singles battles; its model reads doubles-v1"):
+                SinglesOnly(make_player(str(path)))
 
 
 if __name__ == "__main__":
