@@ -12,7 +12,7 @@ import {PRNG} from '@pkmn/sim';
 import {choiceFor, POSITION_ACTIONS, SWITCH0, PASS} from './doubles.js';
 import {rebuildDoubles} from './rebuild.js';
 import {lead} from './evaluation.js';
-import {playOnce, positionHits, positionFallback} from './greedy.js';
+import {playOnce, positionOptions} from './greedy.js';
 
 const FOE_OPTIONS = 2;  // hardest hits considered per foe position
 
@@ -51,10 +51,7 @@ export function doublesLookahead(view, candidates, playOn = 0, samples = 1) {
 
 /** The foe's likely joint answers: every pair of its positions' FOE_OPTIONS hardest hits. */
 function foeAnswers(foe) {
-  const options = [0, 1].map(k => {
-    const hits = positionHits(foe.battle, foe, k).slice(0, FOE_OPTIONS).map(([part]) => part);
-    return hits.length ? hits : [positionFallback(foe, k)];
-  });
+  const options = [0, 1].map(k => positionOptions(foe.battle, foe, k, FOE_OPTIONS).map(([part]) => part));
   const out = [];
   for (const left of options[0]) for (const right of options[1]) out.push(`${left}, ${right}`);
   return out;

@@ -8,7 +8,7 @@
 // lookahead's turns played on do.
 import {choiceFor, POSITION_ACTIONS, SWITCH0, PASS} from './doubles.js';
 import {rebuildDoubles} from './rebuild.js';
-import {positionHits, positionFallback} from './greedy.js';
+import {positionOptions} from './greedy.js';
 
 const OPTIONS = 2;  // hardest hits considered per position below the root
 
@@ -77,9 +77,4 @@ export const DOUBLES = {
   },
 };
 
-/** Position k's OPTIONS hardest hits as [part of a choice, score]; its fallback alone (score 1)
- * where it has none. */
-function hits(battle, side, k) {
-  const found = positionHits(battle, side, k).slice(0, OPTIONS);
-  return found.length ? found : [[positionFallback(side, k), 1]];
-}
+const hits = (battle, side, k) => positionOptions(battle, side, k, OPTIONS);

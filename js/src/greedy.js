@@ -91,6 +91,13 @@ export function positionFallback(side, k) {
   return `move ${i + 1}`;
 }
 
+/** Position k's `n` hardest hits as [part of a choice, score]; its fallback alone (score 1)
+ * where it has none: a side's likely answers in the doubles lookahead and search. */
+export function positionOptions(battle, side, k, n) {
+  const found = positionHits(battle, side, k).slice(0, n);
+  return found.length ? found : [[positionFallback(side, k), 1]];
+}
+
 function doublesHardestHit(battle, side) {
   return [0, 1].map(k => {
     const hits = positionHits(battle, side, k);
