@@ -3,10 +3,10 @@
   random | first | maxdamage | heuristic   a built-in baseline
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
-                                            search of 64 visits (search64x2h4q16p1:agent) in
-                                            singles, two turns of lookahead in doubles
-                                            (lookahead2x1w8:agent); agent@0 takes its most
-                                            probable action, agent@1 samples
+                                            search of 64 visits (search64x2h4q16p1:agent in
+                                            singles, search64x2h8q16p1:agent in doubles);
+                                            agent@0 takes its most probable action, agent@1
+                                            samples
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
@@ -73,13 +73,13 @@ SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # `agent` is the shipped player at its strongest as measured: in singles the model guiding a
 # search of 64 visits (search.py; docs/agent.md), which beat the model with two turns of
 # lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; in
-# doubles the model with two turns of lookahead, weight 8 on the material (docs/doubles.md,
-# "Looking ahead"), 10 points above the model alone against both baselines (the doubles search
-# is not yet measured over 1,000 battles: docs/doubles.md, "Searching").
+# doubles the model guiding the doubles search of 64 visits over its eight likeliest pairs
+# (docs/doubles.md, "Searching"), which won more than the model with two turns of lookahead
+# (`agent` there until 2026-11-25) against both baselines over the same 1,000 battles.
 # Each is spelt out in full so that a change of the defaults does not change `agent`
 # unmeasured. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_SEARCH = "search64x2h4q16p1:"
-AGENT_DOUBLES = "lookahead2x1w8:"
+AGENT_DOUBLES = "search64x2h8q16p1:"
 AGENT_TEMPERATURE = 0.0
 
 

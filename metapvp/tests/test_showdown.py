@@ -189,7 +189,7 @@ class LiveServerTest(unittest.TestCase):
         self.assertIn(first_species.split("-")[0], log)
 
     def test_doubles_over_the_server_random_doubles_and_vgc_with_team_preview(self):
-        agent = make_player("agent", 21, fmt="gen9randomdoublesbattle")   # the model with its lookahead
+        agent = make_player("agent", 21, fmt="gen9randomdoublesbattle")   # the model guiding its search
         a = ShowdownClient(ClientOptions(self.server.url, "doublehost", accept_formats=("gen9randomdoublesbattle",),
                                         max_concurrent=2), agent)
         b = bot(self.server.url, "doubleguest", "maxdamage", 22)
@@ -199,7 +199,7 @@ class LiveServerTest(unittest.TestCase):
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
         self.assertTrue(all(r.won is not None or r.tie for r in results))
-        self.assertGreater(agent.looked, 5)     # it looked ahead over the server's battles
+        self.assertGreater(agent.searched, 5)   # it searched over the server's battles
         self.assertEqual(agent.failed, 0)
         from metapvp.engine.v8 import context
         packed = [context().pack_team((ROOT / "static/teams" / f"gen9vgc2025regi-{x}.txt").read_text()) for x in "ab"]
