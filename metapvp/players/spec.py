@@ -74,8 +74,9 @@ SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # search of 64 visits (search.py; docs/agent.md), which beat the model with two turns of
 # lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; in
 # doubles the model guiding the doubles search of 64 visits over its eight likeliest pairs
-# (docs/doubles.md, "Searching"), which won more than the model with two turns of lookahead
-# (`agent` there until 2026-11-25) against both baselines over the same 1,000 battles.
+# (docs/doubles.md, "Searching"), which over the same 1,000 battles won more than the model with
+# two turns of lookahead (`agent` there until 2026-11-25) against heuristic and as many against
+# maxdamage.
 # Each is spelt out in full so that a change of the defaults does not change `agent`
 # unmeasured. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_SEARCH = "search64x2h4q16p1:"

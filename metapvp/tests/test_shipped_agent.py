@@ -21,6 +21,10 @@ class ShippedAgentTest(unittest.TestCase):
         wins = sum(r.winner == "a" for r in results)
         self.assertGreaterEqual(wins, 0.9 * battles, f"agent won {wins} of {battles} against random in {fmt}")
 
+    @staticmethod
+    def search_settings(agent) -> dict:
+        return {k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn")}
+
     def test_agent_loads_the_shipped_model_and_beats_random(self):
         agent = make_player("agent", seed=1, fmt="gen9randombattle")
         self.assertEqual(agent.contract, "singles-v2")
@@ -30,7 +34,7 @@ class ShippedAgentTest(unittest.TestCase):
         agent = make_player("agent")
         self.assertIsInstance(agent, SearchPlayer)
         # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
-        self.assertEqual({k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn")},
+        self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1})
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
@@ -44,11 +48,11 @@ class ShippedAgentTest(unittest.TestCase):
         self.assertIsInstance(agent, SearchPlayer)
         # spelt out in spec.AGENT_DOUBLES, whatever the search's defaults
         self.assertEqual((agent.contract, agent.game_type), ("doubles-v2", "doubles"))
-        self.assertEqual({k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn")},
+        self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1})
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
-        # 20 battles: a doubles search costs several times a singles one (docs/doubles.md)
+        # 20 battles: a doubles search decision costs about eight times a lookahead's (docs/doubles.md)
         self.beats_random(agent, "gen9randomdoublesbattle", battles=20)
         self.assertGreater(agent.searched, 50)
         self.assertEqual(agent.failed, 0)
