@@ -1,12 +1,14 @@
-"""At every decision of 200 random battles per generation (and of a team-preview format with
-user teams), the action mask equals the set of choices the real simulator accepts: every joint
+"""At every decision of 100 random battles per generation (200 in gen 9, and 100 of a team-preview
+format with user teams), the action mask equals the set of choices the real simulator accepts: every joint
 action is offered to the simulator and its verdict compared with the mask."""
 import multiprocessing as mp
 import unittest
 
 from metapvp.tests.golden import FORMATS, teams_for
 
-BATTLES = 200
+BATTLES = 100
+# Gen 9 plays more: Revival Blessing comes up about once in 200 of its random battles.
+MORE_BATTLES = {"gen9randombattle": 200}
 # Special cases the battles must have met, each at decisions with 0 mismatches.
 SITUATIONS = ["team_preview", "forced_switch", "revival_blessing", "trapped", "maybe_trapped",
               "struggle", "locked_move", "disabled_move", "can_terastallize", "can_dynamax",
@@ -17,7 +19,8 @@ def check(fmt):
     """Plays BATTLES random battles in JS and offers the simulator every action at every
     decision (js/checks/maskcheck.js); -> the counts."""
     from metapvp.engine.v8 import checks_context
-    opts = {"format": fmt, "battles": BATTLES, "seed": f"{len(fmt)},9,9,{BATTLES}", **teams_for(fmt)}
+    battles = MORE_BATTLES.get(fmt, BATTLES)
+    opts = {"format": fmt, "battles": battles, "seed": f"{len(fmt)},9,9,{battles}", **teams_for(fmt)}
     return checks_context().checks("checkMasks", opts)
 
 
@@ -28,8 +31,8 @@ class MaskMatchesSimulatorTest(unittest.TestCase):
             results = pool.map(check, FORMATS, chunksize=1)
         for r in results:
             with self.subTest(format=r["format"]):
-                self.assertEqual(r["battles"], BATTLES)
-                self.assertGreater(r["decisions"], BATTLES * 5)
+                self.assertEqual(r["battles"], MORE_BATTLES.get(r["format"], BATTLES))
+                self.assertGreater(r["decisions"], r["battles"] * 5)
                 self.assertEqual(r["mismatches"], 0, r["examples"])
                 # Choices refused only for what the player could not see (a trapping ability
                 # or a disabling move not yet revealed) are counted, not hidden.

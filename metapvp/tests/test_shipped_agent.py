@@ -12,9 +12,10 @@ from metapvp.tests import test_serve_api  # (its class by module, so that it is 
 
 
 class ShippedAgentTest(unittest.TestCase):
-    def beats_random(self, agent, fmt: str, battles: int = 40):
+    def beats_random(self, agent, fmt: str, battles: int = 20):
         """`agent` wins at least 90% of `battles` against random in `fmt`, with no error and no
-        invalid choice."""
+        invalid choice. (20: the searching agent takes about 0.2 s a decision in singles and
+        more in doubles; its strength is measured by head2head, docs/agent.md.)"""
         results = list(play(agent, make_player("random", 7), fmt, range(battles), seed=2, concurrency=20))
         self.assertEqual([r.error for r in results if r.error], [])
         self.assertEqual(sum(r.invalid for r in results), 0)
@@ -52,9 +53,9 @@ class ShippedAgentTest(unittest.TestCase):
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1})
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
-        # 20 battles: a doubles search decision costs about eight times a lookahead's (docs/doubles.md)
-        self.beats_random(agent, "gen9randomdoublesbattle", battles=20)
-        self.assertGreater(agent.searched, 50)
+        # 10 battles: a doubles search decision costs several times a singles one (docs/doubles.md)
+        self.beats_random(agent, "gen9randomdoublesbattle", battles=10)
+        self.assertGreater(agent.searched, 25)
         self.assertEqual(agent.failed, 0)
 
     def test_agent_with_a_format_names_that_format(self):
