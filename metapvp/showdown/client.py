@@ -230,7 +230,8 @@ class ShowdownClient:
                 self.wake()
         elif line.startswith("|popup|"):
             text = line[len("|popup|"):]
-            if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search")):
+            # ("was not found": the user challenged is not, or not yet, on the server)
+            if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search", "was not found")):
                 self.challenge_error = text.replace("||", " ")
                 self.wake()
         elif "typing too quickly" in line:   # the server dropped a message: slow down
@@ -339,6 +340,7 @@ class ShowdownClient:
         ones as errors)."""
         first_room = len(self.rooms_seen)
         pending_since = None              # a search or challenge is out since then
+        missing_since = None              # the opponent was not on the server since then
         launched_rooms = 0
         deadline = time.monotonic() + timeout
 
@@ -357,9 +359,14 @@ class ShowdownClient:
                 continue
             if len(started()) > launched_rooms:   # a battle began: the search or challenge is answered
                 launched_rooms = len(started())
-                pending_since = None
-            if self.challenge_error:      # a cooldown or a rate limit: back off, then try again
+                pending_since = missing_since = None
+            if self.challenge_error:      # a cooldown, a rate limit, an opponent not there yet: back off, then try again
                 log.info("%s: %s", self.o.username, self.challenge_error)
+                if "was not found" in self.challenge_error:
+                    missing_since = missing_since or time.monotonic()
+                    if time.monotonic() - missing_since > pending_timeout:
+                        raise ShowdownError(f"{opponent!r} has not been on the server for {pending_timeout:.0f} s: "
+                                            f"{self.challenge_error}")
                 self.challenge_error = None
                 pending_since = None
                 await asyncio.sleep(2.0)

@@ -213,6 +213,27 @@ class LiveServerTest(unittest.TestCase):
         self.assertIn("|teampreview|4", log)   # bring four of six
         self.assertRegex(log, r"\|switch\|p1b: ")  # two Pokemon a side in play
 
+    def test_a_challenge_to_a_user_not_yet_on_the_server_is_sent_again_until_they_come(self):
+        """The server answers a challenge to a user it does not know with a popup; the
+        challenger tries again every few seconds rather than waiting out its pending timeout
+        (here longer than the whole run may take), and names the user if they never come."""
+        early = bot(self.server.url, "early", "random", 5)
+        late = bot(self.server.url, "late", "random", 6, accept_formats=(FORMAT,))
+
+        async def body():
+            run = asyncio.create_task(early.play(FORMAT, 1, opponent="late", timeout=120, pending_timeout=600))
+            await asyncio.sleep(5.0)   # challenged (and refused) before `late` is there
+            self.assertFalse(run.done())
+            return await with_clients([late], lambda: run)
+        [r] = asyncio.run(with_clients([early], body))
+        self.assertIsNone(r.error)
+
+        lonely = bot(self.server.url, "lonely", "random", 7)
+        with self.assertRaises(ShowdownError) as e:
+            asyncio.run(with_clients([lonely], lambda: lonely.play(FORMAT, 1, opponent="nobodyhere", pending_timeout=6)))
+        self.assertIn("'nobodyhere' has not been on the server", str(e.exception))
+        self.assertIn("was not found", str(e.exception))
+
     def test_server_restart_reconnects_and_the_run_completes(self):
         server = LocalServer(root=Path(self.tmp) / "restart").start()
         try:
