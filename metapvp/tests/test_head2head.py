@@ -113,9 +113,9 @@ class Clumsy:
 
 class StdioArenaTest(InProcessArenaTest):
     sim = "stdio"
-    # A Node process a battle: fewer battles show the same of this backend at a third of the time.
-    per_format = 8
-    strength = 40
+    # A Node process a battle: fewer battles show the same of this backend in a fraction of the time.
+    per_format = 4
+    strength = 20
 
     def test_a_killed_child_fails_only_its_battle(self):
         from metapvp.backends.stdio import StdioSimulator
