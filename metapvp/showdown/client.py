@@ -45,6 +45,7 @@ class ClientOptions:
     timer: bool = False                     # turn the battle timer on in each battle
     memory_every: int = 0                   # sample this process's memory every N finished battles
 
+NOT_FOUND = "was not found"  # the server's popup for a challenge to a user it does not know
 ACCEPT_WAIT = 30.0  # seconds an accepted challenge counts as a battle before its room appears
 
 
@@ -230,8 +231,7 @@ class ShowdownClient:
                 self.wake()
         elif line.startswith("|popup|"):
             text = line[len("|popup|"):]
-            # ("was not found": the user challenged is not, or not yet, on the server)
-            if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search", "was not found")):
+            if any(w in text.lower() for w in ("challeng", "too quickly", "too fast", "wait", "search", NOT_FOUND)):
                 self.challenge_error = text.replace("||", " ")
                 self.wake()
         elif "typing too quickly" in line:   # the server dropped a message: slow down
@@ -362,7 +362,7 @@ class ShowdownClient:
                 pending_since = missing_since = None
             if self.challenge_error:      # a cooldown, a rate limit, an opponent not there yet: back off, then try again
                 log.info("%s: %s", self.o.username, self.challenge_error)
-                if "was not found" in self.challenge_error:
+                if NOT_FOUND in self.challenge_error:
                     missing_since = missing_since or time.monotonic()
                     if time.monotonic() - missing_since > pending_timeout:
                         raise ShowdownError(f"{opponent!r} has not been on the server for {pending_timeout:.0f} s: "

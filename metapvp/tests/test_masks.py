@@ -9,6 +9,12 @@ from metapvp.tests.golden import FORMATS, teams_for
 BATTLES = 100
 # Gen 9 plays more: Revival Blessing comes up about once in 200 of its random battles.
 MORE_BATTLES = {"gen9randombattle": 200}
+
+
+def battles_for(fmt: str) -> int:
+    return MORE_BATTLES.get(fmt, BATTLES)
+
+
 # Special cases the battles must have met, each at decisions with 0 mismatches.
 SITUATIONS = ["team_preview", "forced_switch", "revival_blessing", "trapped", "maybe_trapped",
               "struggle", "locked_move", "disabled_move", "can_terastallize", "can_dynamax",
@@ -19,7 +25,7 @@ def check(fmt):
     """Plays BATTLES random battles in JS and offers the simulator every action at every
     decision (js/checks/maskcheck.js); -> the counts."""
     from metapvp.engine.v8 import checks_context
-    battles = MORE_BATTLES.get(fmt, BATTLES)
+    battles = battles_for(fmt)
     opts = {"format": fmt, "battles": battles, "seed": f"{len(fmt)},9,9,{battles}", **teams_for(fmt)}
     return checks_context().checks("checkMasks", opts)
 
@@ -31,7 +37,7 @@ class MaskMatchesSimulatorTest(unittest.TestCase):
             results = pool.map(check, FORMATS, chunksize=1)
         for r in results:
             with self.subTest(format=r["format"]):
-                self.assertEqual(r["battles"], MORE_BATTLES.get(r["format"], BATTLES))
+                self.assertEqual(r["battles"], battles_for(r["format"]))
                 self.assertGreater(r["decisions"], r["battles"] * 5)
                 self.assertEqual(r["mismatches"], 0, r["examples"])
                 # Choices refused only for what the player could not see (a trapping ability
