@@ -26,7 +26,11 @@ The budget is visits (`nodes`: the same seed gives the same choice every time) o
 In doubles (js/src/doublessearch.js) our root candidates are the joint actions pairing each
 position's three likeliest actions (the policy's marginals, as the lookahead pairs them), below
 the root each side chooses among its positions' two hardest hits, and leaves are valued by
-material alone."""
+material alone.
+
+With `scripted` players named (the spec's `s`: `heuristic` and `maxdamage`), each one's choice at
+the decision joins our root candidates with the prior of the policy's likeliest action, so the
+search weighs a plan the policy may rank low (docs/doubles.md, "Scripted root candidates")."""
 from __future__ import annotations
 
 import logging
@@ -45,6 +49,7 @@ DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
+ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join the root candidates
 
 
 class SearchPlayer(GuidedPlayer):
@@ -55,13 +60,14 @@ class SearchPlayer(GuidedPlayer):
     per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
-    before it is valued (the lookahead's play-on)."""
+    before it is valued (the lookahead's play-on); `scripted`: scripted players whose choices join
+    our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
-                 seed: int | None = None):
+                 scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3):
@@ -76,6 +82,7 @@ class SearchPlayer(GuidedPlayer):
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on)}
+        self.scripted = tuple(scripted)
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost
         self.failed = 0                     # decisions whose search failed (the policy decided alone)
@@ -95,6 +102,9 @@ class SearchPlayer(GuidedPlayer):
         if not ask:
             return chosen
         actions = [self.candidates(probs[i], mask[i]) for i in ask]
+        if self.scripted:
+            picks = zip(*(decisions.state.scripted(s, [decisions.keys[i] for i in ask]) for s in self.scripted))
+            actions = [with_picks(a, probs[i], mask[i], p) for i, a, p in zip(ask, actions, picks)]
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
         found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options,
@@ -124,6 +134,20 @@ class SearchPlayer(GuidedPlayer):
         if self.game_type == "doubles":
             return np.array(joint_candidates(p, DOUBLES_TOP, DOUBLES_FLOOR), dtype=np.int64)
         return np.flatnonzero(mask)
+
+
+def with_picks(candidates: np.ndarray, p: np.ndarray, mask: np.ndarray, picks) -> np.ndarray:
+    """The candidates with the allowed `picks` added, each pick given (in `p`, changed in place)
+    the probability of the likeliest candidate, so that halving over the likeliest keeps it and
+    the policy's preference does not rule it out before its value is searched."""
+    top = p[candidates].max() if len(candidates) else 1.0
+    added = list(candidates)
+    for a in map(int, picks):
+        if 0 <= a < len(mask) and mask[a]:
+            p[a] = max(p[a], top)
+            if a not in added:
+                added.append(a)
+    return np.array(added, dtype=np.int64)
 
 
 def prior(p: np.ndarray) -> np.ndarray:

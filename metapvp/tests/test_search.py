@@ -12,7 +12,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine import Engine, Simulator
 from metapvp.engine.v8 import checks_context
 from metapvp.players import make_player
-from metapvp.players.search import SearchPlayer
+from metapvp.players.search import SearchPlayer, with_picks
 from metapvp.players.spec import SpecError
 from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS, golden_battle, replay
 
@@ -178,7 +178,9 @@ class SearchPlayerTest(unittest.TestCase):
                          [(4, 16.0), (0, 16.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 16.0)])
         self.assertEqual([make_player(s).options["playOn"] for s in ("search:agent", "search64p0:agent", "search8h2q4p3:agent")],
                          [1, 0, 3])
-        for bad in ("search:", "search:nothing.zip", "search0:agent", "search8x0:agent", "search8v2:agent",
+        self.assertEqual([make_player(s).scripted for s in ("search:agent", "search64s:agent", "search64x2h8q16p1s:agent")],
+                         [(), ("heuristic", "maxdamage"), ("heuristic", "maxdamage")])
+        for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
@@ -214,6 +216,14 @@ class SearchPlayerTest(unittest.TestCase):
         r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5] * 5, "weight": 8})
         self.assertEqual(r, {"visits": [24, 24, 8, 8, 0], "best": 0})
 
+    def test_scripted_choices_join_the_root_candidates_as_likely_as_the_favourite(self):
+        p = np.array([0.5, 0.3, 0.0, 0.15, 0.05, 0.0])
+        mask = np.array([1, 1, 0, 1, 1, 1], dtype=bool)
+        # 5 is added and as likely as 0; 1 is a candidate already; 2 is not allowed: left out
+        added = with_picks(np.array([0, 1, 3]), p, mask, [5, 1, 2])
+        self.assertEqual(added.tolist(), [0, 1, 3, 5])
+        self.assertEqual(p.tolist(), [0.5, 0.5, 0.0, 0.15, 0.05, 0.5])
+
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
             with self.subTest(backend=name, spec=spec):
@@ -248,7 +258,7 @@ class DoublesSearchTest(unittest.TestCase):
     def test_the_search_player_plays_random_doubles_on_every_backend(self):
         for name in BACKENDS:
             with self.subTest(backend=name):
-                check_plays(self, name, "search16h8:agent", "maxdamage", "gen9randomdoublesbattle")
+                check_plays(self, name, "search16h8s:agent", "maxdamage", "gen9randomdoublesbattle")
 
 
 def check_plays(test, backend_name, spec, foe_spec, fmt):
