@@ -37,6 +37,7 @@ import logging
 
 import numpy as np
 
+from metapvp.engine.types import EngineError
 from metapvp.players.base import Decisions, GuidedPlayer, joint_candidates
 
 log = logging.getLogger(__name__)
@@ -103,7 +104,11 @@ class SearchPlayer(GuidedPlayer):
             return chosen
         actions = [self.candidates(probs[i], mask[i]) for i in ask]
         if self.scripted:
-            picks = zip(*(decisions.state.scripted(s, [decisions.keys[i] for i in ask]) for s in self.scripted))
+            try:
+                picks = list(zip(*(decisions.state.scripted(s, [decisions.keys[i] for i in ask]) for s in self.scripted)))
+            except EngineError as e:   # the search goes on with the policy's candidates alone
+                log.warning("scripted root candidates failed in %s: %s", [decisions.keys[i] for i in ask], e)
+                picks = [()] * len(ask)
             actions = [with_picks(a, probs[i], mask[i], p) for i, a, p in zip(ask, actions, picks)]
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))

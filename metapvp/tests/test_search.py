@@ -224,6 +224,18 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(added.tolist(), [0, 1, 3, 5])
         self.assertEqual(p.tolist(), [0.5, 0.5, 0.0, 0.15, 0.05, 0.5])
 
+    def test_a_scripted_player_that_fails_leaves_the_search_to_the_policys_candidates(self):
+        player = SearchPlayer(make_player("search8:agent").policy, nodes=8, scripted=("no-such-player",), seed=1)
+        backend = make_backend("inprocess", player.contract)
+        try:
+            with self.assertLogs("metapvp.players.search", "WARNING") as logs:
+                (result,) = play(player, make_player("random", seed=2), "gen9randombattle", range(1), seed=3, backend=backend)
+        finally:
+            backend.close()
+        self.assertIsNone(result.error)
+        self.assertIn("no scripted policy 'no-such-player'", logs.output[0])
+        self.assertGreater(player.searched, 5)
+
     def test_the_search_player_plays_on_every_backend(self):
         for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search8v0.5:agent")]:
             with self.subTest(backend=name, spec=spec):
