@@ -4,7 +4,7 @@
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
                                             search of 64 visits (search64x2h4q16p1:agent in
-                                            singles, search64x2h8q16p1:agent in doubles);
+                                            singles, search64x2h8q16p1s:agent in doubles);
                                             agent@0 takes its most probable action, agent@1
                                             samples
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
@@ -76,13 +76,13 @@ SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # search of 64 visits (search.py; docs/agent.md), which beat the model with two turns of
 # lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; in
 # doubles the model guiding the doubles search of 64 visits over its eight likeliest pairs
-# (docs/doubles.md, "Searching"), which over the same 1,000 battles won more than the model with
-# two turns of lookahead (`agent` there until 2026-11-25) against heuristic and as many against
-# maxdamage.
+# (docs/doubles.md, "Searching") with the heuristic's and maxdamage's choices among them, which
+# over the same 1,000 battles won more than the search without them (`agent` there until
+# 2026-11-26) against maxdamage (+0.056) and heuristic (+0.022).
 # Each is spelt out in full so that a change of the defaults does not change `agent`
 # unmeasured. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_SEARCH = "search64x2h4q16p1:"
-AGENT_DOUBLES = "search64x2h8q16p1:"
+AGENT_DOUBLES = "search64x2h8q16p1s:"
 AGENT_TEMPERATURE = 0.0
 
 

@@ -40,6 +40,7 @@ class ShippedAgentTest(unittest.TestCase):
         # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
         self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1})
+        self.assertEqual(agent.scripted, ())
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
         self.assertEqual(make_player("agent@1").temperature, 1.0)
@@ -54,6 +55,7 @@ class ShippedAgentTest(unittest.TestCase):
         self.assertEqual((agent.contract, agent.game_type), ("doubles-v2", "doubles"))
         self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1})
+        self.assertEqual(agent.scripted, ("heuristic", "maxdamage"))   # their choices among the root candidates
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
         self.beats_random(agent, "gen9randomdoublesbattle")
