@@ -46,7 +46,8 @@
                                             without p)
   searchN...s:MODEL                         the heuristic's and maxdamage's choices added to our
                                             root candidates, as likely as the policy's
-                                            favourite
+                                            favourite (agent in doubles; it loses in
+                                            singles: docs/agent.md)
 """
 from __future__ import annotations
 
