@@ -102,17 +102,18 @@ class SearchPlayer(GuidedPlayer):
         ask = [i for i in range(len(decisions)) if mask[i].sum() > 1]
         if not ask:
             return chosen
+        keys = [decisions.keys[i] for i in ask]
         actions = [self.candidates(probs[i], mask[i]) for i in ask]
         if self.scripted:
             try:
-                picks = list(zip(*(decisions.state.scripted(s, [decisions.keys[i] for i in ask]) for s in self.scripted)))
+                picks = list(zip(*(decisions.state.scripted(s, keys) for s in self.scripted)))
             except EngineError as e:   # the search goes on with the policy's candidates alone
-                log.warning("scripted root candidates failed in %s: %s", [decisions.keys[i] for i in ask], e)
+                log.warning("scripted root candidates failed in %s: %s", keys, e)
                 picks = [()] * len(ask)
             actions = [with_picks(a, probs[i], mask[i], p) for i, a, p in zip(ask, actions, picks)]
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
-        found = decisions.state.search([decisions.keys[i] for i in ask], actions, priors, seeds, self.options,
+        found = decisions.state.search(keys, actions, priors, seeds, self.options,
                                        self.policy.evaluate)
         for i, a, p, result in zip(ask, actions, priors, found):
             if isinstance(result, dict) and "error" in result:
