@@ -2,6 +2,7 @@
 outlives its parent, however the parent ended (even SIGKILL, which no handler sees)."""
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -21,6 +22,23 @@ def stop_on_signals():
 
 def _interrupt(signum, frame):
     raise KeyboardInterrupt(f"signal {signum}")
+
+
+@contextlib.contextmanager
+def signals_held():
+    """Ctrl-C and SIGTERM ignored while a stopping program saves what it has: a second signal
+    (Ctrl-C pressed twice; timeout(1), which signals its command and then the command's process
+    group) must not throw away what finished. Whatever is held must be bounded in time. Outside
+    the main thread, where signals cannot be set, nothing changes."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    before = {s: signal.signal(s, signal.SIG_IGN) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
 
 
 def exit_with_parent():

@@ -23,7 +23,7 @@ from metapvp import contract as contracts
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
-from metapvp.lifecycle import exit_with_parent
+from metapvp.lifecycle import exit_with_parent, signals_held
 from metapvp.players import contract_for, make_player
 
 
@@ -172,28 +172,30 @@ def run(cfg: RunConfig) -> dict:
                 done += 1
     except KeyboardInterrupt:
         interrupted = True
-        tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
-        stop.set()
-        deadline = time.time() + 10
-        while time.time() < deadline and any(p.is_alive() for p in procs):
-            try:
-                kind, payload = results.get(timeout=0.5)
-                if kind == "result":
-                    tally.add(payload)
-            except queue.Empty:
-                pass
     finally:
-        bar.close()
-        for w, p in enumerate(procs):
-            p.join(timeout=5)
-            if p.is_alive():
-                tqdm.write(f"worker {w} did not stop in time: terminated", file=sys.stderr)
-                p.terminate()
-                # a worker whose exit waits on results nobody reads now is cut off
+        with signals_held():   # a second signal must not lose what finished; all below is bounded
+            if interrupted:
+                tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
+                stop.set()
+                deadline = time.time() + 10
+                while time.time() < deadline and any(p.is_alive() for p in procs):
+                    try:
+                        kind, payload = results.get(timeout=0.5)
+                        if kind == "result":
+                            tally.add(payload)
+                    except queue.Empty:
+                        pass
+            bar.close()
+            for w, p in enumerate(procs):
                 p.join(timeout=5)
                 if p.is_alive():
-                    p.kill()
-                    p.join()
+                    tqdm.write(f"worker {w} did not stop in time: terminated", file=sys.stderr)
+                    p.terminate()
+                    # a worker whose exit waits on results nobody reads now is cut off
+                    p.join(timeout=5)
+                    if p.is_alive():
+                        p.kill()
+                        p.join()
     return report(cfg, tally, fatal, time.perf_counter() - start, interrupted)
 
 

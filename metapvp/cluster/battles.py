@@ -17,6 +17,7 @@ from tqdm import tqdm
 
 from metapvp.arena.runner import RunConfig, Tally, play_share, prepare, report, shares, write_log
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
+from metapvp.lifecycle import signals_held
 
 FILE_ARGS = ("p1", "p2", "team_p1", "team_p2")   # RunConfig fields that may name files
 
@@ -107,9 +108,10 @@ def run_on_ray(cfg: RunConfig) -> dict:
         interrupted = True
         tqdm.write("interrupted: stopping the actors, writing what finished", file=sys.stderr)
     finally:
-        bar.close()
-        for actor in actors.values():
-            ray.kill(actor)
-        if owns:
-            ray.shutdown()
+        with signals_held():   # a second signal must not lose what finished
+            bar.close()
+            for actor in actors.values():
+                ray.kill(actor)
+            if owns:
+                ray.shutdown()
     return report(cfg, tally, fatal, time.perf_counter() - start, interrupted, lost)

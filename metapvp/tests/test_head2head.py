@@ -314,6 +314,26 @@ class Head2HeadCliTest(unittest.TestCase):
             time.sleep(0.5)
         return proc
 
+    def test_a_second_signal_while_stopping_loses_nothing(self):
+        """timeout(1) signals head2head and then its process group, and an impatient user presses
+        Ctrl-C twice: the second signal came while the workers were stopping and, before, ended
+        head2head with a traceback and no results."""
+        with tempfile.TemporaryDirectory() as out:
+            proc = self.start_long_run(out)
+            try:
+                proc.send_signal(signal.SIGINT)
+                time.sleep(0.3)
+                proc.send_signal(signal.SIGINT)
+                proc.terminate()
+                stdout, stderr = proc.communicate(timeout=60)
+            finally:
+                kill_session(proc)
+            self.assertNotIn("Traceback", stderr)
+            result = json.loads(stdout.strip().splitlines()[-1])
+            self.assertTrue(result["interrupted"], stderr[-2000:])
+            self.assertGreaterEqual(result["matches"], 10)
+            self.assertEqual(json.loads((Path(out) / "results.json").read_text())["matches"], result["matches"])
+
     def test_sigterm_stops_like_ctrl_c(self):
         with tempfile.TemporaryDirectory() as out:
             proc = self.start_long_run(out)
