@@ -177,26 +177,36 @@ def run(cfg: RunConfig) -> dict:
             if interrupted:
                 tqdm.write("interrupted: stopping workers, writing what finished", file=sys.stderr)
                 stop.set()
-                deadline = time.time() + 10
-                while time.time() < deadline and any(p.is_alive() for p in procs):
-                    try:
-                        kind, payload = results.get(timeout=0.5)
-                        if kind == "result":
-                            tally.add(payload)
-                    except queue.Empty:
-                        pass
+                _collect_while_stopping(procs, results, tally)
             bar.close()
-            for w, p in enumerate(procs):
-                p.join(timeout=5)
-                if p.is_alive():
-                    tqdm.write(f"worker {w} did not stop in time: terminated", file=sys.stderr)
-                    p.terminate()
-                    # a worker whose exit waits on results nobody reads now is cut off
-                    p.join(timeout=5)
-                    if p.is_alive():
-                        p.kill()
-                        p.join()
+            _reap(procs)
     return report(cfg, tally, fatal, time.perf_counter() - start, interrupted)
+
+
+def _collect_while_stopping(procs, results, tally: Tally, seconds: float = 10):
+    """The results that workers told to stop still send, for up to `seconds`."""
+    deadline = time.time() + seconds
+    while time.time() < deadline and any(p.is_alive() for p in procs):
+        try:
+            kind, payload = results.get(timeout=0.5)
+            if kind == "result":
+                tally.add(payload)
+        except queue.Empty:
+            pass
+
+
+def _reap(procs):
+    """Every worker joined: those that do not stop in time are terminated, then killed."""
+    for w, p in enumerate(procs):
+        p.join(timeout=5)
+        if p.is_alive():
+            tqdm.write(f"worker {w} did not stop in time: terminated", file=sys.stderr)
+            p.terminate()
+            # a worker whose exit waits on results nobody reads now is cut off
+            p.join(timeout=5)
+            if p.is_alive():
+                p.kill()
+                p.join()
 
 
 def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
