@@ -39,6 +39,7 @@ export class Halving {
     this.budget = budget;
     this.round = 0;
     this.cycles = 0;     // whole cycles this round
+    this.cycle = 0;      // cycles begun over all rounds: the current one's number
     this.handed = 0;     // visits handed out
     this.queue = [];
     this.done = this.alive.length < 2;
@@ -70,6 +71,7 @@ export class Halving {
       }
       this.queue.push(...this.alive);
       this.cycles++;
+      this.cycle++;
     }
     this.handed++;
     return this.queue.shift();

@@ -16,6 +16,10 @@
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
 // candidate alike, the better half by log p + weight * value kept after each.
+// With `paired`, each cycle of a round visits every candidate in the same world from the same
+// chances (common random numbers), so that candidates are compared on the same ground; without
+// it the world goes by the visit's number, and with an even number of candidates and two
+// worlds each candidate is only ever visited in one of them.
 //
 // The network runs in Python: a SearchBatch runs its searches until each has `batch` leaves
 // waiting, encodes them (a copy of the player's view fed what the simulated turns showed), and
@@ -43,7 +47,7 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT).
 // (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1};
+  weight: 16, halve: 4, playOn: 1, paired: false};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -174,16 +178,17 @@ class Search {
   run() {
     const o = this.o;
     while (this.budgetLeft() && this.pending.length < (o.net > 0 ? o.batch : 1)) {
-      let world = this.worlds[this.nodes % this.worlds.length], forced = null;
+      let world = this.worlds[this.nodes % this.worlds.length], forced = null, random = this.random;
       if (this.halving) {
         // a round ends on every value known: the waiting leaves are valued first
         const k = this.halving.next(() => this.scores(), this.pending.length);
         if (k === null) break;
         const able = this.worlds.filter(w => w.choices[k] !== null);
-        world = able[this.nodes % able.length];
+        world = able[(o.paired ? this.halving.cycle : this.nodes) % able.length];
         forced = world.choices[k];
+        if (o.paired) random = this.cycleRandom();
       }
-      const leaf = visit(this.game, world, o, this.random, forced);
+      const leaf = visit(this.game, world, o, random, forced);
       this.nodes++;
       this.steps += leaf.steps;
       this.playedOn += leaf.playedOn;
@@ -194,6 +199,15 @@ class Search {
         addVisit(leaf, leaf.material, false);
       }
     }
+  }
+
+  /** The chances of a visit in halving's current cycle: the same draw for every candidate in it. */
+  cycleRandom() {
+    if (this.drawnCycle !== this.halving.cycle) {
+      this.drawnCycle = this.halving.cycle;
+      this.cycleState = Math.floor(this.random() * 2 ** 32);
+    }
+    return mulberry32(this.cycleState);
   }
 
   /** The network's answer for a waiting leaf: its win probability for us, our action
@@ -235,14 +249,16 @@ class Search {
     return valueScores(visits, values, this.prior, this.o.weight);
   }
 
-  /** {best: the index of the action to play (in `actions`), visits, values, nodes, worlds,
+  /** {best: the index of the action to play (in `actions`), visits, values, world_visits (per
+   * world, each action's visits there), nodes, worlds,
    * steps (turns simulated), played_on (of them, turns played past leaves), ms}; null where
    * there was nothing to search. */
   result() {
     if (this.nothing) return null;
     const stats = this.rootStats(), {visits, values} = stats;
     const best = this.halving ? this.halving.best(this.scores(stats)) : bestAction(visits, values, this.prior, this.o.weight);
-    return {best, visits, values, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
+    const worldVisits = this.worlds.map(w => w.choices.map(c => (c === null ? 0 : (w.root.sides[0].get(c) || {n: 0}).n)));
+    return {best, visits, values, world_visits: worldVisits, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
       played_on: this.playedOn, ms: Date.now() - this.started};
   }
 }

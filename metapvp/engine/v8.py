@@ -210,7 +210,7 @@ class V8Object:
         pair, `options` the budget and settings (search.js DEFAULTS). Where `options["net"]` > 0
         the searches' leaves come back encoded, in batches, for `evaluate(obs)` -> (action
         probabilities (N, actions), win probabilities (N,)) to value. Per pair: {visits, values,
-        nodes, worlds, steps, ms}, None where there is nothing to search, or {"error": message}."""
+        world_visits, nodes, worlds, steps, ms}, None where there is nothing to search, or {"error": message}."""
         if options.get("net", 0) > 0 and evaluate is None:
             raise ValueError("search: leaves valued by the network (net > 0) need evaluate")
         out = self.v8.call(self.handle, "searchStart", [list(k) for k in keys], [[int(a) for a in c] for c in actions],

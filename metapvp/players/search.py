@@ -61,14 +61,15 @@ class SearchPlayer(GuidedPlayer):
     per search; `weight`: how the action is chosen (0: the one visited most; above 0, see the top
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
-    before it is valued (the lookahead's play-on); `scripted`: scripted players whose choices join
+    before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
+    candidate in one world from one draw of chance; `scripted`: scripted players whose choices join
     our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
-                 scripted: tuple[str, ...] = (), seed: int | None = None):
+                 paired: bool = False, scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3):
@@ -82,7 +83,8 @@ class SearchPlayer(GuidedPlayer):
                              f"(net must be 0, got {net})")
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
-                        "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on)}
+                        "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),
+                        "paired": bool(paired)}
         self.scripted = tuple(scripted)
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost

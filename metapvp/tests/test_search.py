@@ -28,8 +28,8 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
     def setUpClass(cls):
         v8 = checks_context()
         # a deeper search where the foe can Terastallize (its drawn Tera type gets played), our
-        # root choices by sequential halving there
-        deeper = {"nodes": 32, "halve": 4, "weight": 8}
+        # root choices by sequential halving there, its cycles paired
+        deeper = {"nodes": 32, "halve": 4, "weight": 8, "paired": True}
         cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1],
                                                     **(deeper if f == "gen9randombattle" else {"nodes": 8})})
                        for f in FORMATS + DOUBLES_FORMATS}
@@ -135,6 +135,27 @@ class BudgetTest(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_paired_halving_visits_every_candidate_in_every_world_alike(self):
+        """With `paired` each cycle of halving visits every candidate in one world, so each one's
+        visits split evenly over the two worlds; without it the world goes by the visit's number,
+        and with four candidates each is visited in one world only."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = np.linspace(2, 1, len(legal))
+            prior = (prior / prior.sum()).tolist()
+            options = {"nodes": 64, "worlds": 2, "halve": 4, "weight": 8}
+            apart, paired = (sim.search([key], [legal], [prior], [1], {**options, "paired": p})[0] for p in (False, True))
+            for r in (apart, paired):
+                self.assertEqual(sorted(v for v in r["visits"] if v), [8, 8, 24, 24], r)
+                self.assertEqual([sum(col) for col in zip(*r["world_visits"])], r["visits"])
+            self.assertEqual(paired["world_visits"][0], paired["world_visits"][1], paired)
+            self.assertTrue(all(min(col) == 0 for col in zip(*apart["world_visits"])), apart)
+            again = sim.search([key], [legal], [prior], [1], {**options, "paired": True})[0]
+            self.assertEqual((again["best"], again["values"]), (paired["best"], paired["values"]))
+        finally:
+            sim.close()
+
     def test_leaves_are_valued_after_the_turns_played_on(self):
         """Each visit that stops short of the battle's end plays `playOn` more turns of both
         sides' hardest hits before its position is valued: more turns simulated, other values."""
@@ -180,12 +201,15 @@ class SearchPlayerTest(unittest.TestCase):
                          [1, 0, 3])
         self.assertEqual([make_player(s).scripted for s in ("search:agent", "search64s:agent", "search64x2h8q16p1s:agent")],
                          [(), ("heuristic", "maxdamage"), ("heuristic", "maxdamage")])
+        self.assertEqual([(make_player(s).options["paired"], make_player(s).scripted) for s in
+                          ("search:agent", "search64c:agent", "search64x2h8q16p1cs:agent")],
+                         [(False, ()), (True, ()), (True, ("heuristic", "maxdamage"))])
         for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
-        for bad in ("search8fx:agent", "search64v0.5x2:agent"):   # the second: settings out of order
+        for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent"):   # the second: settings out of order
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
                 make_player(bad)
 
