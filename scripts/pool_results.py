@@ -4,7 +4,8 @@ result: the battles won, lost and tied added up, the win rate with its Wilson 95
     ./rp scripts/pool_results.py DIR [DIR ...]
 
 Each DIR is a head2head --outdir (its results.json). Runs of different players or formats are
-refused, naming the run that differs. The last line of stdout is the pooled result as JSON.
+refused, naming the run that differs; a bare `agent` counts as the search it played where the
+run recorded that (`p1_as_played`), so a run of `agent` pools with one of its spelt-out spec. The last line of stdout is the pooled result as JSON.
 """
 from __future__ import annotations
 
@@ -21,19 +22,25 @@ from metapvp.arena.stats import summarize  # noqa: E402
 SAME = ("format", "p1", "p2")
 
 
+def pairing(r: dict) -> dict:
+    """A result's format and players, each player as it played (a bare `agent` spelt out) where
+    the run recorded it."""
+    return {"format": r.get("format"), "p1": r.get("p1_as_played", r.get("p1")), "p2": r.get("p2_as_played", r.get("p2"))}
+
+
 def pool(results: list[dict]) -> dict:
     """The pooled result of head2head results of one pairing; ValueError where they differ."""
     if not results:
         raise ValueError("no results to pool")
-    first = results[0]
-    for i, r in enumerate(results[1:], 1):
-        differs = [k for k in SAME if r.get(k) != first.get(k)]
+    first = pairing(results[0])
+    for i, r in enumerate(map(pairing, results[1:]), 1):
+        differs = [k for k in SAME if r[k] != first[k]]
         if differs:
             raise ValueError(f"run {i + 1} is not the same pairing as run 1: "
-                             + ", ".join(f"{k} {r.get(k)!r} against {first.get(k)!r}" for k in differs))
+                             + ", ".join(f"{k} {r[k]!r} against {first[k]!r}" for k in differs))
     wins, losses, ties, errors, invalid = (sum(int(r.get(k, 0)) for r in results)
                                            for k in ("p1_wins", "p2_wins", "ties", "errors", "invalid_choices"))
-    return {**{k: first[k] for k in SAME}, **summarize(wins, losses, ties), "p1_wins": wins, "p2_wins": losses,
+    return {**first, **summarize(wins, losses, ties), "p1_wins": wins, "p2_wins": losses,
             "ties": ties, "errors": errors, "invalid_choices": invalid, "seeds": [r.get("seed") for r in results]}
 
 

@@ -24,7 +24,7 @@ from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
 from metapvp.lifecycle import exit_with_parent, signals_held
-from metapvp.players import contract_for, make_player
+from metapvp.players import as_played, contract_for, make_player
 
 
 @dataclass
@@ -213,7 +213,9 @@ def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_worke
     """The run's result as one JSON-able dict: the win rate with its 95% interval, speeds, errors
     (failed battles and failed workers) and their messages."""
     t = tally
-    return {"format": cfg.format, "p1": cfg.p1, "p2": cfg.p2, **summarize(t.a, t.b, t.ties),
+    return {"format": cfg.format, "p1": cfg.p1, "p2": cfg.p2,
+            "p1_as_played": as_played(cfg.p1, cfg.format), "p2_as_played": as_played(cfg.p2, cfg.format),
+            **summarize(t.a, t.b, t.ties),
             "p1_wins": t.a, "p2_wins": t.b, "ties": t.ties,
             "mean_turns": t.turns / t.played if t.played else None,
             "battles_per_s": t.played / seconds if seconds else None,

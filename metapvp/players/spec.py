@@ -97,6 +97,13 @@ def agent_as_played(spec: str, fmt: str) -> str:
     return (AGENT_DOUBLES if doubles else AGENT_SEARCH) + spec
 
 
+def as_played(spec: str, fmt: str) -> str:
+    """What a spec plays in `fmt`: a bare `agent` spelt out (agent_as_played), any other spec as
+    given; results record it, so that `agent` measured today is still known when it changes."""
+    spec = spec.strip()
+    return agent_as_played(spec, fmt) if bare_agent(spec) else spec
+
+
 def bare_agent(spec: str) -> bool:
     """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (AGENT_SEARCH,
     AGENT_DOUBLES)."""

@@ -180,6 +180,7 @@ class Head2HeadCliTest(unittest.TestCase):
                 self.assertIn(key, last)
             self.assertEqual(last["matches"], 6)
             self.assertEqual(last["p1_wins"] + last["p2_wins"] + last["ties"], 6)
+            self.assertEqual((last["p1_as_played"], last["p2_as_played"]), ("heuristic", "random"))
             logs = sorted((Path(out) / "logs").iterdir())
             self.assertEqual(len(logs), 6)
             with gzip.open(logs[0], "rt") as f:
@@ -242,10 +243,27 @@ class Head2HeadCliTest(unittest.TestCase):
                         result["p1_win_rate_ci95"][1] - result["p1_win_rate_ci95"][0])
         other = out / "other"
         other.mkdir()
-        (other / "results.json").write_text(json.dumps({**result, "p2": "maxdamage"}))
+        (other / "results.json").write_text(json.dumps({**result, "p2": "maxdamage", "p2_as_played": "maxdamage"}))
         proc = subprocess.run(pool + [str(out), str(other)], capture_output=True, text=True, cwd=ROOT, timeout=60)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("p2 'maxdamage' against 'random'", proc.stderr)
+        # a run of `agent` pools with one of the search it played, spelt out, where it recorded
+        # that; a run of `agent` that did not (before 2026-11-26) is refused
+        spelt = "search64x2h4q16p1:agent"
+        runs = {"agent": {**result, "p1": "agent", "p1_as_played": spelt},
+                "spelt": {**result, "p1": spelt, "p1_as_played": spelt},
+                "unrecorded": {k: v for k, v in {**result, "p1": "agent"}.items() if not k.endswith("_as_played")}}
+        for name, r in runs.items():
+            (out / name).mkdir()
+            (out / name / "results.json").write_text(json.dumps(r))
+        proc = subprocess.run(pool + [str(out / "agent"), str(out / "spelt")], capture_output=True, text=True,
+                              cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout.strip().splitlines()[-1])["p1"], spelt)
+        proc = subprocess.run(pool + [str(out / "unrecorded"), str(out / "spelt")], capture_output=True, text=True,
+                              cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 2)
+        self.assertIn(f"p1 {spelt!r} against 'agent'", proc.stderr)
         proc = subprocess.run(pool + [str(out / "nonesuch")], capture_output=True, text=True, cwd=ROOT, timeout=60)
         self.assertEqual(proc.returncode, 2)
         self.assertIn("nonesuch", proc.stderr)

@@ -7,7 +7,7 @@ from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
 from metapvp.players.search import SearchPlayer
-from metapvp.players.spec import SHIPPED_MODELS
+from metapvp.players.spec import AGENT_DOUBLES, AGENT_SEARCH, SHIPPED_MODELS, as_played
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
 
 
@@ -25,7 +25,7 @@ class ShippedAgentTest(unittest.TestCase):
 
     @staticmethod
     def search_settings(agent) -> dict:
-        return {k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn")}
+        return {k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn", "paired")}
 
     def test_agent_loads_the_shipped_model_and_beats_random(self):
         agent = make_player("agent", seed=1, fmt="gen9randombattle")
@@ -39,7 +39,8 @@ class ShippedAgentTest(unittest.TestCase):
         self.assertIsInstance(agent, SearchPlayer)
         # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
         self.assertEqual(self.search_settings(agent),
-                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1})
+                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1,
+                          "paired": False})
         self.assertEqual(agent.scripted, ())
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
@@ -54,13 +55,23 @@ class ShippedAgentTest(unittest.TestCase):
         # spelt out in spec.AGENT_DOUBLES, whatever the search's defaults
         self.assertEqual((agent.contract, agent.game_type), ("doubles-v2", "doubles"))
         self.assertEqual(self.search_settings(agent),
-                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1})
+                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1,
+                          "paired": False})
         self.assertEqual(agent.scripted, ("heuristic", "maxdamage"))   # their choices among the root candidates
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
         self.beats_random(agent, "gen9randomdoublesbattle")
         self.assertGreater(agent.searched, 25)
         self.assertEqual(agent.failed, 0)
+
+    def test_what_agent_played_is_spelt_out(self):
+        """Results record each player as it played (as_played): a bare `agent` as its search."""
+        self.assertEqual(as_played("agent", "gen9randombattle"), AGENT_SEARCH + "agent")
+        self.assertEqual(as_played(" agent ", "gen9randomdoublesbattle"), AGENT_DOUBLES + "agent")
+        self.assertEqual(as_played("agent:gen9randomdoublesbattle", "gen9randombattle"),
+                         AGENT_DOUBLES + "agent:gen9randomdoublesbattle")
+        for spec in ("agent@0", "lookahead2:agent", "search32:agent", "heuristic"):
+            self.assertEqual(as_played(spec, "gen9randombattle"), spec)
 
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
