@@ -28,8 +28,8 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
     def setUpClass(cls):
         v8 = checks_context()
         # a deeper search where the foe can Terastallize (its drawn Tera type gets played), our
-        # root choices by sequential halving there, its cycles paired
-        deeper = {"nodes": 32, "halve": 4, "weight": 8, "paired": True}
+        # root choices by sequential halving there
+        deeper = {"nodes": 32, "halve": 4, "weight": 8}
         cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1],
                                                     **(deeper if f == "gen9randombattle" else {"nodes": 8})})
                        for f in FORMATS + DOUBLES_FORMATS}
