@@ -44,8 +44,9 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // nodes: visits; ms: a time limit (0: none); worlds: drawn worlds; c: exploration; foe: the
 // foe's prior; net: the network's share of a leaf's value (0: material alone); batch: leaves a
 // search hands the network at once; weight: how the action is chosen (bestAction); halve: our
-// root choices searched by sequential halving over this many of the likeliest (0: by PUCT).
-// (metapvp/players/search.py passes its own, the same.)
+// root choices searched by sequential halving over this many of the likeliest (0: by PUCT);
+// playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
+// from one draw of chance (above). (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
   weight: 16, halve: 4, playOn: 1, paired: false};
 
