@@ -5,7 +5,8 @@ result: the battles won, lost and tied added up, the win rate with its Wilson 95
 
 Each DIR is a head2head --outdir (its results.json). Runs of different players or formats are
 refused, naming the run that differs; a bare `agent` counts as the search it played where the
-run recorded that (`p1_as_played`), so a run of `agent` pools with one of its spelt-out spec. The last line of stdout is the pooled result as JSON.
+run recorded that (`p1_as_played`), so a run of `agent` pools with one of its spelt-out spec.
+The last line of stdout is the pooled result as JSON.
 """
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ SAME = ("format", "p1", "p2")
 def pairing(r: dict) -> dict:
     """A result's format and players, each player as it played (a bare `agent` spelt out) where
     the run recorded it."""
-    return {"format": r.get("format"), "p1": r.get("p1_as_played", r.get("p1")), "p2": r.get("p2_as_played", r.get("p2"))}
+    return {k: r.get(f"{k}_as_played", r.get(k)) for k in SAME}
 
 
 def pool(results: list[dict]) -> dict:

@@ -130,8 +130,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = spec.strip()
     if spec in BUILTIN:
         return BUILTIN[spec](seed)
-    if bare_agent(spec):
-        spec = agent_as_played(spec, fmt)
+    spec = as_played(spec, fmt)
     if LOOKAHEAD.match(spec):
         return _lookahead(spec, seed, fmt)
     if SEARCH.match(spec):
