@@ -23,6 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from metapvp.arena.match import first_seat  # noqa: E402
 from metapvp.arena.stats import Z95  # noqa: E402
 
 SAME = ("format", "p2", "seed")
@@ -42,7 +43,7 @@ def outcomes(run: Path) -> dict[int, bool]:
                 winner = json.load(f).get("winner")
         except (OSError, ValueError) as e:
             raise ValueError(f"{path}: unreadable battle log ({e})") from e
-        out[i] = winner == ("p1" if i % 2 == 0 else "p2")
+        out[i] = winner == first_seat(i)
     return out
 
 

@@ -54,6 +54,12 @@ def battle_seed(seed: int, index: int) -> str:
     return f"{seed % 65536},{index % 65536},{(index // 65536) % 65536},{(seed // 65536) % 65536}"
 
 
+def first_seat(i: int) -> str:
+    """The side the first player (A, head2head's --p1) takes in battle i: seats alternate,
+    p1 in even battles."""
+    return "p1" if i % 2 == 0 else "p2"
+
+
 def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: int = 32,
          teams: dict | None = None, keep_logs: bool = False, greedy=(False, False),
          backend=None, stop: threading.Event | None = None, prefix: str = "h2h"):
@@ -70,7 +76,7 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
     live: dict[str, tuple[int, str]] = {}  # battle id -> (index, A's side)
 
     def spec(i):
-        a_side = "p1" if i % 2 == 0 else "p2"
+        a_side = first_seat(i)
         s = {"id": f"{prefix}-{i}", "format": fmt, "seed": battle_seed(seed, i), "keepLog": keep_logs}
         if teams:
             b_side = "p2" if a_side == "p1" else "p1"

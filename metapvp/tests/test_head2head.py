@@ -196,6 +196,21 @@ class Head2HeadCliTest(unittest.TestCase):
                 self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
             self.check_pooling(Path(out), last)
             self.check_comparing(Path(out), last)
+            self.check_move_use(Path(out))
+
+    def check_move_use(self, out: Path):
+        """scripts/move_use.py counts the moves each player used against those its team carried:
+        every move a player used is one its own team carried (the seats read right, the names
+        read as ids), and each player used some."""
+        for flag in ([], ["--second"]):
+            proc = subprocess.run([sys.executable, "scripts/move_use.py", str(out), *flag], capture_output=True,
+                                  text=True, cwd=ROOT, timeout=60)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            result = json.loads(proc.stdout.strip().splitlines()[-1])
+            self.assertEqual(result["battles"], 6)
+            moves = result["moves"]
+            self.assertGreater(sum(m["used"] for m in moves.values()), 6)
+            self.assertEqual([name for name, m in moves.items() if m["used"] and not m["carried"]], [])
 
     def check_comparing(self, out: Path, result: dict):
         """scripts/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;

@@ -1,0 +1,91 @@
+"""Which moves a player of a head2head run used, of those its Pokemon carried: over the battles
+of the run (head2head --outdir), per move, how many of the player's team carried it (one count
+per Pokemon per battle) and how many times the player used it (moves called by another move, such
+as Metronome's, left out). A player that never uses a move its team often carries -- a support
+move its policy never learnt -- shows here.
+
+    ./rp scripts/move_use.py DIR                          the first player (--p1), top 20 carried
+    ./rp scripts/move_use.py DIR --moves tailwind,protect  only these
+    ./rp scripts/move_use.py DIR --second                  the second player (--p2)
+
+The last line of stdout is the result as JSON, every move carried or used in it."""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import sys
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metapvp.arena.match import first_seat  # noqa: E402
+
+LOG = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
+
+
+def move_id(name: str) -> str:
+    """A move's id from its display name ("U-turn" -> "uturn")."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def count(run: Path, second: bool = False) -> tuple[int, Counter, Counter]:
+    """(battles, carried, used) for the run's first player (or second): per move id, team
+    Pokemon carrying it summed over battles, and times used."""
+    carried, used, battles = Counter(), Counter(), 0
+    for path in sorted((run / "logs").glob("battle-*.log.json.gz")):
+        m = LOG.search(path.name)
+        if not m:
+            continue
+        side = first_seat(int(m.group(1)))
+        if second:
+            side = "p2" if side == "p1" else "p1"
+        try:
+            with gzip.open(path, "rt") as f:
+                battle = json.load(f)
+            team, log = battle[f"{side}team"], battle["log"]
+        except (OSError, ValueError, KeyError) as e:
+            raise ValueError(f"{path}: unreadable battle log ({e!r})") from e
+        battles += 1
+        for mon in team:
+            carried.update(set(mon.get("moves", [])))
+        for line in log:
+            parts = line.split("|")
+            if len(parts) > 3 and parts[1] == "move" and parts[2].startswith(side) and "[from]" not in line:
+                used[move_id(parts[3])] += 1
+    return battles, carried, used
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("run", type=Path, help="a head2head --outdir")
+    ap.add_argument("--moves", help="comma-separated move ids to list (default: the most carried)")
+    ap.add_argument("--top", type=int, default=20, help="without --moves, how many of the most carried")
+    ap.add_argument("--second", action="store_true", help="the run's second player (--p2) instead of its first")
+    args = ap.parse_args(argv)
+    if not (args.run / "logs").is_dir():
+        print(f"move_use: {args.run} has no logs/ (run head2head with --outdir)", file=sys.stderr)
+        return 2
+    try:
+        battles, carried, used = count(args.run, args.second)
+    except ValueError as e:
+        print(f"move_use: {e}", file=sys.stderr)
+        return 2
+    moves = ([move_id(m) for m in args.moves.split(",") if m.strip()] if args.moves
+             else [m for m, _ in carried.most_common(args.top)])
+    who = "second" if args.second else "first"
+    print(f"{args.run}: the {who} player over {battles} battles")
+    print(f"{'move':<18}{'carried':>9}{'used':>7}")
+    for m in moves:
+        print(f"{m:<18}{carried[m]:>9}{used[m]:>7}")
+    every = sorted(set(carried) | set(used))
+    print(json.dumps({"battles": battles, "player": who,
+                      "moves": {m: {"carried": carried[m], "used": used[m]} for m in every}}))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
