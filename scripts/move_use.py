@@ -8,7 +8,8 @@ move its policy never learnt -- shows here.
     ./rp scripts/move_use.py DIR --moves tailwind,protect  only these
     ./rp scripts/move_use.py DIR --second                  the second player (--p2)
 
-The last line of stdout is the result as JSON, every move carried or used in it."""
+The last line of stdout is the result as JSON, with the moves used that the team did not carry
+(Struggle, moves a Transform copied)."""
 from __future__ import annotations
 
 import argparse
@@ -81,9 +82,10 @@ def main(argv=None) -> int:
     print(f"{'move':<18}{'carried':>9}{'used':>7}")
     for m in moves:
         print(f"{m:<18}{carried[m]:>9}{used[m]:>7}")
-    every = sorted(set(carried) | set(used))
+    # moves used that the team did not carry: Struggle, or moves a Transform copied
     print(json.dumps({"battles": battles, "player": who,
-                      "moves": {m: {"carried": carried[m], "used": used[m]} for m in every}}))
+                      "moves": {m: {"carried": carried[m], "used": used[m]} for m in moves},
+                      "used_not_carried": sorted(m for m in used if not carried[m])}))
     return 0
 
 
