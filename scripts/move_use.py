@@ -33,10 +33,10 @@ def move_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def count(run: Path, second: bool = False) -> tuple[int, Counter, Counter]:
-    """(battles, carried, used) for the run's first player (or second): per move id, team
-    Pokemon carrying it summed over battles, and times used."""
-    carried, used, battles = Counter(), Counter(), 0
+def count(run: Path, second: bool = False) -> tuple[int, int, Counter, Counter]:
+    """(battles, won, carried, used) for the run's first player (or second): the battles it won,
+    and per move id, team Pokemon carrying it summed over battles, and times used."""
+    carried, used, battles, won = Counter(), Counter(), 0, 0
     for path in sorted((run / "logs").glob("battle-*.log.json.gz")):
         m = LOG.search(path.name)
         if not m:
@@ -51,13 +51,14 @@ def count(run: Path, second: bool = False) -> tuple[int, Counter, Counter]:
         except (OSError, ValueError, KeyError) as e:
             raise ValueError(f"{path}: unreadable battle log ({e!r})") from e
         battles += 1
+        won += battle.get("winner") == side
         for mon in team:
             carried.update(set(mon.get("moves", [])))
         for line in log:
             parts = line.split("|")
             if len(parts) > 3 and parts[1] == "move" and parts[2].startswith(side) and "[from]" not in line:
                 used[move_id(parts[3])] += 1
-    return battles, carried, used
+    return battles, won, carried, used
 
 
 def main(argv=None) -> int:
@@ -71,19 +72,19 @@ def main(argv=None) -> int:
         print(f"move_use: {args.run} has no logs/ (run head2head with --outdir)", file=sys.stderr)
         return 2
     try:
-        battles, carried, used = count(args.run, args.second)
+        battles, won, carried, used = count(args.run, args.second)
     except ValueError as e:
         print(f"move_use: {e}", file=sys.stderr)
         return 2
     moves = ([move_id(m) for m in args.moves.split(",") if m.strip()] if args.moves
              else [m for m, _ in carried.most_common(args.top)])
     who = "second" if args.second else "first"
-    print(f"{args.run}: the {who} player over {battles} battles")
+    print(f"{args.run}: the {who} player over {battles} battles ({won} won)")
     print(f"{'move':<18}{'carried':>9}{'used':>7}")
     for m in moves:
         print(f"{m:<18}{carried[m]:>9}{used[m]:>7}")
     # moves used that the team did not carry: Struggle, or moves a Transform copied
-    print(json.dumps({"battles": battles, "player": who,
+    print(json.dumps({"battles": battles, "won": won, "player": who,
                       "moves": {m: {"carried": carried[m], "used": used[m]} for m in moves},
                       "used_not_carried": sorted(m for m in used if not carried[m])}))
     return 0

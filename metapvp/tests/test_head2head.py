@@ -196,20 +196,20 @@ class Head2HeadCliTest(unittest.TestCase):
                 self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
             self.check_pooling(Path(out), last)
             self.check_comparing(Path(out), last)
-            self.check_move_use(Path(out))
+            self.check_move_use(Path(out), last)
 
-    def check_move_use(self, out: Path):
+    def check_move_use(self, out: Path, result: dict):
         """scripts/move_use.py counts the moves each player used against those its team carried:
-        every move a player used is one its own team carried (the seats read right, the names
-        read as ids), and each player used some."""
-        for flag in ([], ["--second"]):
+        each player is read at its seats (the battles it won are head2head's count), every move
+        it used is one its own team carried (the names read as ids), and it used some."""
+        for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
             proc = subprocess.run([sys.executable, "scripts/move_use.py", str(out), "--top", "1000", *flag], capture_output=True,
                                   text=True, cwd=ROOT, timeout=60)
             self.assertEqual(proc.returncode, 0, proc.stderr)
-            result = json.loads(proc.stdout.strip().splitlines()[-1])
-            self.assertEqual(result["battles"], 6)
-            self.assertGreater(sum(m["used"] for m in result["moves"].values()), 6)
-            self.assertEqual(result["used_not_carried"], [])
+            used = json.loads(proc.stdout.strip().splitlines()[-1])
+            self.assertEqual((used["battles"], used["won"]), (6, result[wins]))
+            self.assertGreater(sum(m["used"] for m in used["moves"].values()), 6)
+            self.assertEqual(used["used_not_carried"], [])
 
     def check_comparing(self, out: Path, result: dict):
         """scripts/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
