@@ -13,10 +13,8 @@ result as JSON. A tie counts as not won."""
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import math
-import re
 import sys
 from pathlib import Path
 
@@ -24,27 +22,15 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.arena.match import first_seat  # noqa: E402
+from metapvp.arena.runner import read_logs  # noqa: E402
 from metapvp.arena.stats import Z95  # noqa: E402
 
 SAME = ("format", "p2", "seed")
-LOG = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
 
 
 def outcomes(run: Path) -> dict[int, bool]:
     """Battle number -> whether the run's first player won it (it sits p1 in even battles)."""
-    out = {}
-    for path in sorted((run / "logs").glob("battle-*.log.json.gz")):
-        m = LOG.search(path.name)
-        if not m:
-            continue
-        i = int(m.group(1))
-        try:
-            with gzip.open(path, "rt") as f:
-                winner = json.load(f).get("winner")
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{path}: unreadable battle log ({e})") from e
-        out[i] = winner == first_seat(i)
-    return out
+    return {i: battle.get("winner") == first_seat(i) for i, battle in read_logs(run)}
 
 
 def compare(a: dict[int, bool], b: dict[int, bool]) -> dict:

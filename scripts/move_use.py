@@ -13,7 +13,6 @@ The last line of stdout is the result as JSON, with the moves used that the team
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import re
 import sys
@@ -24,8 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.arena.match import first_seat  # noqa: E402
-
-LOG = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
+from metapvp.arena.runner import read_logs  # noqa: E402
 
 
 def move_id(name: str) -> str:
@@ -37,19 +35,14 @@ def count(run: Path, second: bool = False) -> tuple[int, int, Counter, Counter]:
     """(battles, won, carried, used) for the run's first player (or second): the battles it won,
     and per move id, team Pokemon carrying it summed over battles, and times used."""
     carried, used, battles, won = Counter(), Counter(), 0, 0
-    for path in sorted((run / "logs").glob("battle-*.log.json.gz")):
-        m = LOG.search(path.name)
-        if not m:
-            continue
-        side = first_seat(int(m.group(1)))
+    for i, battle in read_logs(run):
+        side = first_seat(i)
         if second:
             side = "p2" if side == "p1" else "p1"
         try:
-            with gzip.open(path, "rt") as f:
-                battle = json.load(f)
             team, log = battle[f"{side}team"], battle["log"]
-        except (OSError, ValueError, KeyError) as e:
-            raise ValueError(f"{path}: unreadable battle log ({e!r})") from e
+        except KeyError as e:
+            raise ValueError(f"{run}: battle {i}'s log has no {e}") from e
         battles += 1
         won += battle.get("winner") == side
         for mon in team:

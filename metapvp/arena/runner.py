@@ -7,13 +7,16 @@ every W-th battle, and each battle's seed and seats follow from its number."""
 from __future__ import annotations
 
 import gzip
+import json
 import multiprocessing as mp
 import queue
+import re
 import sys
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 from tqdm import tqdm
@@ -118,6 +121,23 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
 def write_log(cfg: RunConfig, index: int, log: str):
     with gzip.open(Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz", "wt") as f:
         f.write(log)
+
+
+LOG_NAME = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
+
+
+def read_logs(outdir) -> Iterator[tuple[int, dict]]:
+    """(battle number, saved battle) for each battle log of a run's --outdir (write_log's), in
+    order; a ValueError naming the file where one cannot be read."""
+    for path in sorted((Path(outdir) / "logs").glob("battle-*.log.json.gz")):
+        m = LOG_NAME.search(path.name)
+        if not m:
+            continue
+        try:
+            with gzip.open(path, "rt") as f:
+                yield int(m.group(1)), json.load(f)
+        except (OSError, ValueError) as e:
+            raise ValueError(f"{path}: unreadable battle log ({e})") from e
 
 
 def _worker(cfg: RunConfig, indices, results, stop):
