@@ -3,6 +3,8 @@ outlives its parent, however the parent ended (even SIGKILL, which no handler se
 from __future__ import annotations
 
 import contextlib
+import ctypes
+import multiprocessing
 import os
 import signal
 import threading
@@ -10,6 +12,7 @@ import time
 
 PARENT_POLL_S = 1.0   # how soon a child notices that its parent is gone
 GRACE_S = 5           # seconds it may then take to close its own children before it is cut off
+PR_SET_PDEATHSIG = 1  # prctl(2): the signal a process gets when its parent dies
 
 
 def stop_on_signals():
@@ -42,14 +45,33 @@ def signals_held():
 
 
 def exit_with_parent():
-    """For a child process, first thing: when the parent is gone (the child is re-parented), it
-    gets SIGTERM, which ends it through SystemExit so that its `finally` blocks reap what it
-    started; if that takes longer than GRACE_S, the kernel ends it. Ctrl-C is the parent's to
-    handle: the child ignores SIGINT and is told to stop by its parent."""
+    """For a child process, first thing: it ends when its parent is gone. On Linux the kernel
+    kills it then (PR_SET_PDEATHSIG), whatever it is doing: a watching thread needs the GIL, and
+    a worker stuck in native code that holds it (mini-racer freeing a V8 context after its
+    parent died was seen to) kept running for good. What it started goes with it: the node
+    simulators of the stdio backend end when their stdin closes. Elsewhere a thread watches for
+    the re-parenting and ends it through SIGTERM, then SystemExit, so that its `finally` blocks
+    reap what it started, the kernel ending it if that takes longer than GRACE_S. Ctrl-C is the
+    parent's to handle: the child ignores SIGINT and is told to stop by its parent. The child
+    must be started from a thread that outlives it (the kernel's signal follows that thread)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, _exit)
-    parent = os.getppid()
+    started_by = multiprocessing.parent_process()
+    parent = started_by.pid if started_by is not None else os.getppid()
+    if _killed_with_parent():
+        if os.getppid() != parent:   # gone before the kernel was asked
+            os._exit(128 + signal.SIGKILL)
+        return
     threading.Thread(target=_watch_parent, args=(parent,), name="watch-parent", daemon=True).start()
+
+
+def _killed_with_parent() -> bool:
+    """Asks the kernel to SIGKILL this process when its parent dies; False where it cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+    except (OSError, AttributeError):  # no prctl: not Linux
+        return False
 
 
 def _exit(signum, frame):
