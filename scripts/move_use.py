@@ -2,7 +2,8 @@
 of the run (head2head --outdir), per move, how many of the player's team carried it (one count
 per Pokemon per battle) and how many times the player used it (moves called by another move, such
 as Metronome's, left out). A player that never uses a move its team often carries -- a support
-move its policy never learnt -- shows here.
+move its policy never learnt -- shows here. And when it Terastallized: per turn of its first
+Terastallization, the battles and how many of them it won.
 
     ./rp scripts/move_use.py DIR                          the first player (--p1), top 20 carried
     ./rp scripts/move_use.py DIR --moves tailwind,protect  only these
@@ -17,6 +18,7 @@ import json
 import re
 import sys
 from collections import Counter
+from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -31,10 +33,21 @@ def move_id(name: str) -> str:
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
-def count(run: Path, second: bool = False) -> tuple[int, int, Counter, Counter]:
-    """(battles, won, carried, used) for the run's first player (or second): the battles it won,
-    and per move id, team Pokemon carrying it summed over battles, and times used."""
-    carried, used, battles, won = Counter(), Counter(), 0, 0
+@dataclass
+class Usage:
+    """One player's moves over a run: per move id, team Pokemon carrying it summed over battles,
+    and times used; per turn of its first Terastallization, battles and battles won."""
+    battles: int = 0
+    won: int = 0
+    carried: Counter = field(default_factory=Counter)
+    used: Counter = field(default_factory=Counter)
+    tera: Counter = field(default_factory=Counter)
+    tera_won: Counter = field(default_factory=Counter)
+
+
+def count(run: Path, second: bool = False) -> Usage:
+    """The run's first player's (or second's) Usage."""
+    u = Usage()
     for i, battle in read_logs(run):
         side = first_seat(i)
         if second:
@@ -43,15 +56,24 @@ def count(run: Path, second: bool = False) -> tuple[int, int, Counter, Counter]:
             team, log = battle[f"{side}team"], battle["log"]
         except KeyError as e:
             raise ValueError(f"{run}: battle {i}'s log has no {e}") from e
-        battles += 1
-        won += battle.get("winner") == side
+        u.battles += 1
+        won = battle.get("winner") == side
+        u.won += won
         for mon in team:
-            carried.update(set(mon.get("moves", [])))
+            u.carried.update(set(mon.get("moves", [])))
+        turn, tera = 0, None
         for line in log:
             parts = line.split("|")
-            if len(parts) > 3 and parts[1] == "move" and parts[2].startswith(side) and "[from]" not in line:
-                used[move_id(parts[3])] += 1
-    return battles, won, carried, used
+            if len(parts) > 2 and parts[1] == "turn":
+                turn = int(parts[2])
+            elif len(parts) > 2 and parts[1] == "-terastallize" and parts[2].startswith(side) and tera is None:
+                tera = turn
+            elif len(parts) > 3 and parts[1] == "move" and parts[2].startswith(side) and "[from]" not in line:
+                u.used[move_id(parts[3])] += 1
+        if tera is not None:
+            u.tera[tera] += 1
+            u.tera_won[tera] += won
+    return u
 
 
 def main(argv=None) -> int:
@@ -65,21 +87,24 @@ def main(argv=None) -> int:
         print(f"move_use: {args.run} has no logs/ (run head2head with --outdir)", file=sys.stderr)
         return 2
     try:
-        battles, won, carried, used = count(args.run, args.second)
+        u = count(args.run, args.second)
     except ValueError as e:
         print(f"move_use: {e}", file=sys.stderr)
         return 2
     moves = ([move_id(m) for m in args.moves.split(",") if m.strip()] if args.moves
-             else [m for m, _ in carried.most_common(args.top)])
+             else [m for m, _ in u.carried.most_common(args.top)])
     who = "second" if args.second else "first"
-    print(f"{args.run}: the {who} player over {battles} battles ({won} won)")
+    print(f"{args.run}: the {who} player over {u.battles} battles ({u.won} won)")
     print(f"{'move':<18}{'carried':>9}{'used':>7}")
     for m in moves:
-        print(f"{m:<18}{carried[m]:>9}{used[m]:>7}")
+        print(f"{m:<18}{u.carried[m]:>9}{u.used[m]:>7}")
+    print(f"Terastallized in {sum(u.tera.values())} battles; by the turn it first did, battles (won): " +
+          (", ".join(f"turn {t}: {u.tera[t]} ({u.tera_won[t]})" for t in sorted(u.tera)) or "none"))
     # moves used that the team did not carry: Struggle, or moves a Transform copied
-    print(json.dumps({"battles": battles, "won": won, "player": who,
-                      "moves": {m: {"carried": carried[m], "used": used[m]} for m in moves},
-                      "used_not_carried": sorted(m for m in used if not carried[m])}))
+    print(json.dumps({"battles": u.battles, "won": u.won, "player": who,
+                      "moves": {m: {"carried": u.carried[m], "used": u.used[m]} for m in moves},
+                      "used_not_carried": sorted(m for m in u.used if not u.carried[m]),
+                      "tera": {t: {"battles": u.tera[t], "won": u.tera_won[t]} for t in sorted(u.tera)}}))
     return 0
 
 

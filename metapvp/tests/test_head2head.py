@@ -201,7 +201,10 @@ class Head2HeadCliTest(unittest.TestCase):
     def check_move_use(self, out: Path, result: dict):
         """scripts/move_use.py counts the moves each player used against those its team carried:
         each player is read at its seats (the battles it won are head2head's count), every move
-        it used is one its own team carried (the names read as ids), and it used some."""
+        it used is one its own team carried (the names read as ids), and it used some; the two
+        players' first Terastallizations, and the turns they came on, add up to those in the
+        battles' logs (a player read off the other's side would count its turns twice)."""
+        teras, turns = 0, 0
         for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
             proc = subprocess.run([sys.executable, "scripts/move_use.py", str(out), "--top", "1000", *flag], capture_output=True,
                                   text=True, cwd=ROOT, timeout=60)
@@ -210,6 +213,20 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertEqual((used["battles"], used["won"]), (6, result[wins]))
             self.assertGreater(sum(m["used"] for m in used["moves"].values()), 6)
             self.assertEqual(used["used_not_carried"], [])
+            teras += sum(t["battles"] for t in used["tera"].values())
+            turns += sum(int(turn) * t["battles"] for turn, t in used["tera"].items())
+            self.assertLessEqual(sum(t["won"] for t in used["tera"].values()), result[wins])
+        in_logs, turns_in_logs = 0, 0
+        for log in (out / "logs").iterdir():
+            with gzip.open(log, "rt") as f:
+                lines = json.load(f)["log"]
+            turn_of = [int(x.split("|")[2]) if x.startswith("|turn|") else None for x in lines]
+            for k, line in enumerate(lines):
+                if line.startswith("|-terastallize|"):   # once a side at most: one Tera a battle
+                    in_logs += 1
+                    turns_in_logs += max(t for t in turn_of[:k] if t is not None)
+        self.assertGreater(in_logs, 0)
+        self.assertEqual((teras, turns), (in_logs, turns_in_logs))
 
     def check_comparing(self, out: Path, result: dict):
         """scripts/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
