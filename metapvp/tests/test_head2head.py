@@ -17,6 +17,7 @@ from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
 from metapvp.backends import make_backend
 from metapvp.tests.golden import FORMATS, teams_for
+from metapvp.tests.test_lifecycle import alive
 from metapvp.players import make_player
 from metapvp.players.scripted import RandomPlayer
 
@@ -220,11 +221,13 @@ class Head2HeadCliTest(unittest.TestCase):
         for log in (out / "logs").iterdir():
             with gzip.open(log, "rt") as f:
                 lines = json.load(f)["log"]
-            turn_of = [int(x.split("|")[2]) if x.startswith("|turn|") else None for x in lines]
-            for k, line in enumerate(lines):
-                if line.startswith("|-terastallize|"):   # once a side at most: one Tera a battle
+            turn = 0
+            for line in lines:
+                if line.startswith("|turn|"):
+                    turn = int(line.split("|")[2])
+                elif line.startswith("|-terastallize|"):   # once a side at most: one Tera a battle
                     in_logs += 1
-                    turns_in_logs += max(t for t in turn_of[:k] if t is not None)
+                    turns_in_logs += turn
         self.assertGreater(in_logs, 0)
         self.assertEqual((teras, turns), (in_logs, turns_in_logs))
 
@@ -432,18 +435,6 @@ def child_pids(pid: int) -> list[int]:
     return [k for k in kids if "spawn_main" in Path(f"/proc/{k}/cmdline").read_bytes().decode(errors="replace")
             and "resource_tracker" not in Path(f"/proc/{k}/cmdline").read_bytes().decode(errors="replace")]
 
-
-def alive(pids: list[int]) -> list[int]:
-    """Those still running (a zombie waiting for its new parent to reap it has ended)."""
-    out = []
-    for pid in pids:
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (FileNotFoundError, ProcessLookupError):
-            continue
-        if state != "Z":
-            out.append(pid)
-    return out
 
 
 if __name__ == "__main__":

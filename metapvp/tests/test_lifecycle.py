@@ -35,12 +35,17 @@ def stuck_child():
     ctypes.PyDLL(None).sleep(STUCK_S)
 
 
-def running(pid: int) -> bool:
-    """Whether pid runs (a zombie waiting to be reaped by its new parent has ended)."""
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
+def alive(pids: list[int]) -> list[int]:
+    """Those still running (a zombie waiting for its new parent to reap it has ended)."""
+    out = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            continue
+        if state != "Z":
+            out.append(pid)
+    return out
 
 
 @unittest.skipUnless(Path("/proc/self/stat").exists(), "reads processes from /proc")
@@ -52,13 +57,13 @@ class ChildEndsWithParent(unittest.TestCase):
             child = int(proc.stdout.readline())
             self.assertEqual(proc.stdout.readline().strip(), "stuck")
             time.sleep(0.5)   # well inside the blocking call
-            self.assertTrue(running(child))
+            self.assertEqual(alive([child]), [child])
             proc.kill()
             proc.wait()
             deadline = time.time() + 15
-            while running(child) and time.time() < deadline:
+            while alive([child]) and time.time() < deadline:
                 time.sleep(0.2)
-            self.assertFalse(running(child), f"child {child} outlived its killed parent")
+            self.assertEqual(alive([child]), [], f"child {child} outlived its killed parent")
         finally:
             try:
                 os.killpg(proc.pid, signal.SIGKILL)
