@@ -3,9 +3,12 @@ by worker processes (each with its own V8 context), tallied, reported and logged
 is its command line; cluster/battles.py plays the same shares on Ray actors.
 
 A run's results depend on its seed and its number of workers, never on timing: worker w plays
-every W-th battle, and each battle's seed and seats follow from its number."""
+every W-th battle, and each battle's seed and seats follow from its number. So a stopped run
+can go on where it stopped (`resume`): the battles it logged count, the others are played (the
+same battles; only the players' own random draws differ from an unbroken run)."""
 from __future__ import annotations
 
+import dataclasses
 import gzip
 import json
 import multiprocessing as mp
@@ -21,7 +24,7 @@ from typing import Iterator
 import numpy as np
 from tqdm import tqdm
 
-from metapvp.arena.match import play
+from metapvp.arena.match import first_seat, play
 from metapvp import contract as contracts
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
@@ -49,6 +52,7 @@ class RunConfig:
     quiet: bool = False            # no progress bar
     memory_every: int = 0          # every N battles, each local worker samples its memory
     ray: str | None = None         # None: local processes; else 'local' or a cluster's address
+    resume: bool = False           # go on with the run in outdir: its logged battles count, the rest are played
 
 
 @dataclass
@@ -86,6 +90,24 @@ class Tally:
         return f"{cfg.p1} {self.a}-{self.b} {cfg.p2}"
 
 
+RUN_FILE = "run.json"      # the run's config, written to its outdir before the first battle
+SAME_RUN = ("format", "p1", "p2", "seed", "play_best_move", "team_p1", "team_p2")   # what makes it the same battles
+
+
+class RunDirError(ValueError):
+    """An --outdir that holds another run, or nothing to resume."""
+
+
+@dataclass
+class Earlier:
+    """What earlier sittings of a resumed run finished: their battles (those logged without an
+    error) tallied from the logs, with the counts only results.json kept (invalid choices,
+    failures) when a sitting got to write it, and the seconds they took."""
+    tally: Tally = field(default_factory=Tally)
+    done: set = field(default_factory=set)
+    seconds: float = 0.0
+
+
 def player_seeds(seed: int, worker: int) -> tuple[int, int]:
     """The two players' seeds in worker `worker` of a run with `seed`: distinct for every worker
     and player (a player's sampling must not repeat another's)."""
@@ -119,8 +141,13 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
 
 
 def write_log(cfg: RunConfig, index: int, log: str):
-    with gzip.open(Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz", "wt") as f:
+    """Written whole or not at all (renamed into place), so that a run killed mid-write leaves
+    no torn log for a resume to stumble on."""
+    path = Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz"
+    part = path.with_name(path.name + ".part")
+    with gzip.open(part, "wt") as f:
         f.write(log)
+    part.replace(path)
 
 
 LOG_NAME = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
@@ -140,10 +167,10 @@ def read_logs(outdir) -> Iterator[tuple[int, dict]]:
             raise ValueError(f"{path}: unreadable battle log ({e})") from e
 
 
-def _worker(cfg: RunConfig, indices, results, stop):
+def _worker(cfg: RunConfig, share: int, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
-        for n, r in enumerate(play_share(cfg, indices, stop, share=indices[0]), 1):
+        for n, r in enumerate(play_share(cfg, indices, stop, share=share), 1):
             if cfg.outdir and r.log:
                 write_log(cfg, r.index, r.log)
             r.log = None
@@ -155,22 +182,79 @@ def _worker(cfg: RunConfig, indices, results, stop):
     results.put(("done", None))
 
 
-def prepare(cfg: RunConfig):
-    if cfg.outdir:
-        (Path(cfg.outdir) / "logs").mkdir(parents=True, exist_ok=True)
+def prepare(cfg: RunConfig) -> Earlier:
+    """Makes cfg.outdir ready (its logs/ and run.json); -> what an earlier sitting there finished
+    when cfg.resume, else nothing. A RunDirError when the folder holds another run's battles
+    (their logs would mix) or, with resume, no run at all."""
+    if not cfg.outdir:
+        if cfg.resume:
+            raise RunDirError("resume needs the run's outdir")
+        return Earlier()
+    out = Path(cfg.outdir)
+    before = _recorded_run(out)
+    if before is not None:
+        differs = [k for k in SAME_RUN if k in before and before[k] != getattr(cfg, k)]
+        if differs:
+            raise RunDirError(f"{out} holds another run ({', '.join(f'{k} {before[k]!r}' for k in differs)}); "
+                              f"choose another outdir")
+    elif cfg.resume:
+        raise RunDirError(f"nothing to resume in {out}: no {RUN_FILE} or results.json there")
+    earlier = _earlier(cfg, out) if cfg.resume else Earlier()
+    (out / "logs").mkdir(parents=True, exist_ok=True)
+    (out / RUN_FILE).write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
+    return earlier
+
+
+def _recorded_run(out: Path) -> dict | None:
+    """The run an outdir holds, by its run.json or, from runs before it existed, results.json."""
+    for name in (RUN_FILE, "results.json"):
+        path = out / name
+        if path.is_file():
+            try:
+                return json.loads(path.read_text())
+            except ValueError as e:
+                raise RunDirError(f"{path}: unreadable ({e})") from e
+    return None
+
+
+def _earlier(cfg: RunConfig, out: Path) -> Earlier:
+    earlier = Earlier()
+    t = earlier.tally
+    for i, battle in read_logs(out):
+        if i >= cfg.num_matches or battle.get("error"):
+            continue   # a failed battle is played again
+        earlier.done.add(i)
+        winner = battle.get("winner")
+        t.a += winner == first_seat(i)
+        t.b += winner in ("p1", "p2") and winner != first_seat(i)
+        t.ties += winner not in ("p1", "p2")
+        t.turns += battle.get("turns", 0)
+    results = out / "results.json"
+    if results.is_file():
+        r = json.loads(results.read_text())
+        t.invalid, t.unavailable, t.failed = r.get("invalid_choices", 0), r.get("unavailable_choices", 0), r.get("errors", 0)
+        t.errors.update(r.get("error_messages", []))
+        earlier.seconds = r.get("seconds", 0.0)
+    return earlier
+
+
+def left_to_play(cfg: RunConfig, earlier: Earlier) -> list[tuple[int, list[int]]]:
+    """(share number, its battles not yet finished) for each share with some left."""
+    return [(s[0], left) for s in shares(cfg) if (left := [i for i in s if i not in earlier.done])]
 
 
 def run(cfg: RunConfig) -> dict:
     """Plays the run in cfg.workers local processes; -> the report (see report())."""
-    prepare(cfg)
+    earlier = prepare(cfg)
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
-    procs = [ctx.Process(target=_worker, args=(cfg, s, results, stop), daemon=True) for s in shares(cfg)]
+    procs = [ctx.Process(target=_worker, args=(cfg, share, left, results, stop), daemon=True)
+             for share, left in left_to_play(cfg, earlier)]
     start = time.perf_counter()
     for p in procs:
         p.start()
-    done, tally, fatal, interrupted = 0, Tally(), [], False
-    bar = tqdm(total=cfg.num_matches, unit="battle", file=sys.stderr, disable=cfg.quiet)
+    done, tally, fatal, interrupted = 0, earlier.tally, [], False
+    bar = tqdm(total=cfg.num_matches, initial=len(earlier.done), unit="battle", file=sys.stderr, disable=cfg.quiet)
     try:
         while done < len(procs):
             try:
@@ -200,7 +284,8 @@ def run(cfg: RunConfig) -> dict:
                 _collect_while_stopping(procs, results, tally)
             bar.close()
             _reap(procs)
-    return report(cfg, tally, fatal, time.perf_counter() - start, interrupted)
+    return report(cfg, tally, fatal, earlier.seconds + time.perf_counter() - start, interrupted,
+                  resumed=len(earlier.done))
 
 
 def _collect_while_stopping(procs, results, tally: Tally, seconds: float = 10):
@@ -229,9 +314,11 @@ def _reap(procs):
                 p.join()
 
 
-def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0) -> dict:
+def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_workers: int = 0,
+           resumed: int = 0) -> dict:
     """The run's result as one JSON-able dict: the win rate with its 95% interval, speeds, errors
-    (failed battles and failed workers) and their messages."""
+    (failed battles and failed workers) and their messages; `resumed`, the battles that earlier
+    sittings of a resumed run had finished (counted in it, their seconds too)."""
     t = tally
     return {"format": cfg.format, "p1": cfg.p1, "p2": cfg.p2,
             "p1_as_played": as_played(cfg.p1, cfg.format), "p2_as_played": as_played(cfg.p2, cfg.format),
@@ -244,7 +331,7 @@ def report(cfg: RunConfig, tally: Tally, fatal, seconds, interrupted, lost_worke
             "invalid_choices": t.invalid,
             "unavailable_choices": t.unavailable,
             "requested": cfg.num_matches, "seed": cfg.seed, "sim": cfg.sim, "workers": cfg.workers,
-            "ray": cfg.ray, "lost_workers": lost_workers,
+            "ray": cfg.ray, "lost_workers": lost_workers, "resumed": resumed,
             "play_best_move": cfg.play_best_move,
             "seconds": seconds, "interrupted": interrupted,
             "error_messages": sorted(t.errors | set(fatal))[:20],

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from metapvp.arena.runner import RunConfig, Tally, play_share, prepare, report, shares, write_log
+from metapvp.arena.runner import RunConfig, play_share, prepare, report, shares, write_log
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 from metapvp.lifecycle import signals_held
 
@@ -38,15 +38,15 @@ def run_on_ray(cfg: RunConfig) -> dict:
     """The run of arena.runner.run, its shares played on Ray actors (cfg.ray: 'local' or an
     address); -> the same report."""
     import ray
-    prepare(cfg)
+    earlier = prepare(cfg)
     owns = connect(None if cfg.ray == "local" else cfg.ray, cpus=cfg.workers)
     actor_class = ray.remote(num_cpus=1, max_restarts=0)(BattleActor)
     files = {a: ray.put(Path(getattr(cfg, a)).read_bytes()) for a in FILE_ARGS
              if getattr(cfg, a) and os.path.isfile(getattr(cfg, a))}
     todo = shares(cfg)
-    finished = [set() for _ in todo]
+    finished = [set(s) & earlier.done for s in todo]
     actors, places, streams, deadline, tries = {}, {}, {}, {}, dict.fromkeys(range(len(todo)), 0)
-    tally, fatal, lost, interrupted = Tally(), [], 0, False
+    tally, fatal, lost, interrupted = earlier.tally, [], 0, False
 
     def launch(k: int):
         actors[k] = actor_class.options(scheduling_strategy="SPREAD").remote()
@@ -63,10 +63,11 @@ def run_on_ray(cfg: RunConfig) -> dict:
         ray.kill(actors[k])
 
     start = time.perf_counter()
-    bar = tqdm(total=cfg.num_matches, unit="battle", file=sys.stderr, disable=cfg.quiet)
+    bar = tqdm(total=cfg.num_matches, initial=len(earlier.done), unit="battle", file=sys.stderr, disable=cfg.quiet)
     try:
         for k in range(len(todo)):
-            launch(k)
+            if len(finished[k]) < len(todo[k]):
+                launch(k)
         while streams:
             by_stream = {id(g): k for k, g in streams.items()}
             wait = max(0.0, min(deadline[k] for k in streams) - time.monotonic())
@@ -114,4 +115,5 @@ def run_on_ray(cfg: RunConfig) -> dict:
                 ray.kill(actor)
             if owns:
                 ray.shutdown()
-    return report(cfg, tally, fatal, time.perf_counter() - start, interrupted, lost)
+    return report(cfg, tally, fatal, earlier.seconds + time.perf_counter() - start, interrupted, lost,
+                  resumed=len(earlier.done))

@@ -3,7 +3,7 @@
     ./rp metapvp/exe/head2head.py --format gen9randombattle --p1 heuristic --p2 maxdamage \\
         --num-matches 1000 [--workers W] [--seed S] [--sim inprocess|stdio] [--outdir DIR] \\
         [--play-best-move p1|p2|both] [--team-p1 FILE --team-p2 FILE] [--concurrency C] \\
-        [--ray [ADDRESS]]
+        [--ray [ADDRESS]] [--resume]
 
 Players are specs (see metapvp/players/spec.py): random, first, maxdamage, heuristic,
 module.Class:weights, ,module.factory, or a model file. --p1 and --p2 name players, not sides:
@@ -12,7 +12,9 @@ once. The last line of stdout is the result as one JSON object, also written to
 DIR/results.json; DIR/logs/ gets every battle in Showdown's saved-battle JSON, gzipped.
 With --ray the workers are Ray actors, spread over a cluster's nodes; the results are the same
 as the local run's for the same seed and --workers.
-Ctrl-C stops the run and still writes what was finished."""
+Ctrl-C stops the run and still writes what was finished; --resume with the same command goes on
+with it (its battles logged in DIR count, the others are played; a larger --num-matches extends
+it). A DIR that holds another run's battles is refused."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +24,7 @@ import os
 import sys
 from pathlib import Path
 
-from metapvp.arena.runner import RunConfig, run
+from metapvp.arena.runner import RunConfig, RunDirError, run
 from metapvp.cluster.battles import run_on_ray
 from metapvp.lifecycle import stop_on_signals
 from metapvp.players import SpecError, make_player
@@ -32,7 +34,8 @@ def table(r: dict) -> str:
     lo, hi = r["p1_win_rate_ci95"]
     rate = "n/a" if r["p1_win_rate"] is None else f"{r['p1_win_rate']:.3f}  (95% CI {lo:.3f}-{hi:.3f})"
     rows = [("format", r["format"]), ("p1", r["p1"]), ("p2", r["p2"]),
-            ("matches", f"{r['matches']} of {r['requested']}" + ("  (interrupted)" if r["interrupted"] else "")),
+            ("matches", f"{r['matches']} of {r['requested']}" + ("  (interrupted)" if r["interrupted"] else "")
+             + (f"  ({r['resumed']} from earlier sittings)" if r.get("resumed") else "")),
             ("p1 wins / p2 wins / ties", f"{r['p1_wins']} / {r['p2_wins']} / {r['ties']}"),
             ("p1 win rate", rate),
             ("z vs an even match", "n/a" if r["z"] is None else f"{r['z']:+.2f}"),
@@ -67,7 +70,11 @@ def parse_args(argv=None):
     ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="play on Ray actors (one per worker): a local instance, or the cluster at "
                          "ADDRESS ('auto', 'ray://host:port')")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on with the stopped run in --outdir: its logged battles count, the rest are played")
     args = ap.parse_args(argv)
+    if args.resume and not args.outdir:
+        ap.error("--resume goes on with the run in --outdir: name it")
     if bool(args.team_p1) != bool(args.team_p2):
         ap.error("--team-p1 and --team-p2 go together")
     for t in (args.team_p1, args.team_p2):
@@ -96,7 +103,11 @@ def play(cfg: RunConfig) -> dict:
 def main(argv=None):
     cfg = config(parse_args(argv))
     stop_on_signals()  # Ctrl-C and SIGTERM stop the workers and write what finished
-    result = play(cfg)
+    try:
+        result = play(cfg)
+    except RunDirError as e:
+        print(f"head2head: {e}", file=sys.stderr)
+        return 2
     print(table(result), file=sys.stderr)
     if cfg.outdir:
         Path(cfg.outdir).mkdir(parents=True, exist_ok=True)

@@ -302,6 +302,53 @@ class Head2HeadCliTest(unittest.TestCase):
         self.assertEqual(proc.returncode, 2)
         self.assertIn("nonesuch", proc.stderr)
 
+    def test_a_stopped_run_goes_on_with_resume(self):
+        """A run that died before writing results.json (two of its battles lost with it) goes on
+        with --resume, extended to more battles: the logged battles count and are not played
+        again, the others are the same battles an unbroken run plays."""
+        with tempfile.TemporaryDirectory() as out:
+            out = Path(out)
+            cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", "heuristic", "--p2", "random",
+                   "--workers", "2", "--outdir", str(out), "--quiet"]
+            first = subprocess.run(cmd + ["--num-matches", "8"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            self.assertEqual(json.loads((out / "run.json").read_text())["p2"], "random")
+            logs = {int(p.name.split("-")[-1].split(".")[0]): p for p in (out / "logs").iterdir()}
+            lost = {i: json.loads(gzip.open(logs[i], "rt").read()) for i in (5, 6)}
+            for i in lost:
+                logs[i].unlink()
+            (out / "results.json").unlink()
+            kept = {i: p.read_bytes() for i, p in logs.items() if i not in lost}
+
+            again = subprocess.run(cmd + ["--num-matches", "12", "--resume"], capture_output=True, text=True,
+                                   cwd=ROOT, timeout=300)
+            self.assertEqual(again.returncode, 0, again.stderr)
+            r = json.loads(again.stdout.strip().splitlines()[-1])
+            self.assertEqual((r["matches"], r["resumed"], r["errors"]), (12, 6, 0))
+            self.assertIn("6 from earlier sittings", again.stderr)
+            names = sorted(p.name for p in (out / "logs").iterdir())
+            self.assertEqual(len(names), 12, names)
+            for i, data in kept.items():
+                self.assertEqual(logs[i].read_bytes(), data, f"battle {i} was played again")
+            for i, before in lost.items():
+                replayed = json.loads(gzip.open(logs[i], "rt").read())
+                self.assertEqual((replayed["seed"], replayed["p1team"], replayed["p2team"]),
+                                 (before["seed"], before["p1team"], before["p2team"]))
+            sys.path.insert(0, str(ROOT / "scripts"))
+            from compare_runs import outcomes
+            self.assertEqual(r["p1_wins"], sum(outcomes(out).values()))
+
+            other = subprocess.run(cmd[:6] + ["heuristic"] + cmd[7:] + ["--num-matches", "4"],
+                                   capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(other.returncode, 2)
+            self.assertIn("holds another run (p2 'random')", other.stderr)
+            self.assertEqual(len(list((out / "logs").iterdir())), 12)   # nothing of it overwritten
+        with tempfile.TemporaryDirectory() as empty:
+            proc = subprocess.run(cmd[:-3] + ["--outdir", empty, "--quiet", "--resume"], capture_output=True,
+                                  text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(proc.returncode, 2)
+            self.assertIn(f"nothing to resume in {empty}", proc.stderr)
+
     def test_bad_spec_is_named(self):
         proc = subprocess.run([sys.executable, "-m", "metapvp.exe.head2head", "--p1", "nosuchplayer",
                                "--p2", "random"], capture_output=True, text=True, cwd=ROOT, timeout=120)
