@@ -9,7 +9,8 @@ between the two is estimated from the battles where the outcomes differ: far tig
 separate intervals. Prints each run's win rate over the battles both finished, the battles only
 A won and only B won, B - A with its 95% interval (paired, normal approximation) and an exact
 two-sided sign test's p-value over the battles that differ. The last line of stdout is the
-result as JSON. A tie counts as not won."""
+result as JSON. A tie counts as not won. A run still under way compares over the battles it has
+finished (its run.json names it)."""
 from __future__ import annotations
 
 import argparse
@@ -22,7 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.runner import read_logs  # noqa: E402
+from metapvp.arena.runner import read_logs, recorded_run  # noqa: E402
 from metapvp.arena.stats import Z95  # noqa: E402
 
 SAME = ("format", "p2", "seed")
@@ -64,10 +65,14 @@ def main(argv=None) -> int:
     ap.add_argument("b", type=Path, help="head2head --outdir of player B")
     args = ap.parse_args(argv)
     try:
-        runs = [json.loads((d / "results.json").read_text()) for d in (args.a, args.b)]
-    except (OSError, ValueError) as e:
-        print(f"compare_runs: cannot read a run's results.json: {e}", file=sys.stderr)
+        runs = [recorded_run(d) for d in (args.a, args.b)]
+    except ValueError as e:
+        print(f"compare_runs: {e}", file=sys.stderr)
         return 2
+    for d, run in zip((args.a, args.b), runs):
+        if run is None:
+            print(f"compare_runs: {d} holds no head2head run (no run.json or results.json)", file=sys.stderr)
+            return 2
     differs = [k for k in SAME if runs[0].get(k) != runs[1].get(k)]
     if differs:
         print("compare_runs: not the same battles: " + ", ".join(

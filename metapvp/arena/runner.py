@@ -191,7 +191,7 @@ def prepare(cfg: RunConfig) -> Earlier:
             raise RunDirError("resume needs the run's outdir")
         return Earlier()
     out = Path(cfg.outdir)
-    before = _recorded_run(out)
+    before = recorded_run(out)
     if before is not None:
         differs = [k for k in SAME_RUN if k in before and before[k] != getattr(cfg, k)]
         if differs:
@@ -205,8 +205,9 @@ def prepare(cfg: RunConfig) -> Earlier:
     return earlier
 
 
-def _recorded_run(out: Path) -> dict | None:
-    """The run an outdir holds, by its run.json or, from runs before it existed, results.json."""
+def recorded_run(out: Path) -> dict | None:
+    """The run an outdir holds (its players, format, seed...), by its run.json, written before
+    the first battle, or, from runs before run.json existed, results.json; None where neither is."""
     for name in (RUN_FILE, "results.json"):
         path = out / name
         if path.is_file():

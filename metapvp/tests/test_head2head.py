@@ -263,6 +263,17 @@ class Head2HeadCliTest(unittest.TestCase):
         code, err, _ = run(out, other)
         self.assertEqual(code, 2)
         self.assertIn("seed 9", err)
+        # a run under way (run.json, no results.json yet) compares over the battles it finished
+        underway = out / "underway"
+        shutil.copytree(out, underway, ignore=shutil.ignore_patterns("turned", "seed9", "other", "underway"))
+        (underway / "results.json").unlink()
+        sorted((underway / "logs").iterdir())[-1].unlink()
+        code, err, partial = run(out, underway)
+        self.assertEqual(code, 0, err)
+        self.assertEqual((partial["battles"], partial["a_only"], partial["b_only"]), (5, 0, 0))
+        code, err, _ = run(out, other / "nonesuch")
+        self.assertEqual(code, 2)
+        self.assertIn("holds no head2head run", err)
 
     def check_pooling(self, out: Path, result: dict):
         """scripts/pool_results.py adds up runs of one pairing and refuses runs of another."""
