@@ -221,18 +221,24 @@ def recorded_run(out: Path) -> dict | None:
 def _earlier(cfg: RunConfig, out: Path) -> Earlier:
     earlier = Earlier()
     t = earlier.tally
-    for i, battle in read_logs(out):
-        if i >= cfg.num_matches or battle.get("error"):
-            continue   # a failed battle is played again
-        earlier.done.add(i)
-        winner = battle.get("winner")
-        t.a += winner == first_seat(i)
-        t.b += winner in ("p1", "p2") and winner != first_seat(i)
-        t.ties += winner not in ("p1", "p2")
-        t.turns += battle.get("turns", 0)
+    try:
+        for i, battle in read_logs(out):
+            if i >= cfg.num_matches or battle.get("error"):
+                continue   # a failed battle is played again
+            earlier.done.add(i)
+            winner = battle.get("winner")
+            t.a += winner == first_seat(i)
+            t.b += winner in ("p1", "p2") and winner != first_seat(i)
+            t.ties += winner not in ("p1", "p2")
+            t.turns += battle.get("turns", 0)
+    except ValueError as e:   # a log torn by a run from before logs were renamed into place
+        raise RunDirError(f"{e}: remove it to play that battle again") from e
     results = out / "results.json"
     if results.is_file():
-        r = json.loads(results.read_text())
+        try:
+            r = json.loads(results.read_text())
+        except ValueError as e:
+            raise RunDirError(f"{results}: unreadable ({e})") from e
         t.invalid, t.unavailable, t.failed = r.get("invalid_choices", 0), r.get("unavailable_choices", 0), r.get("errors", 0)
         t.errors.update(r.get("error_messages", []))
         earlier.seconds = r.get("seconds", 0.0)

@@ -354,6 +354,11 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertEqual(other.returncode, 2)
             self.assertIn("holds another run (p2 'random')", other.stderr)
             self.assertEqual(len(list((out / "logs").iterdir())), 12)   # nothing of it overwritten
+            logs[0].write_bytes(b"torn")
+            torn = subprocess.run(cmd + ["--num-matches", "12", "--resume"], capture_output=True, text=True,
+                                  cwd=ROOT, timeout=300)
+            self.assertEqual(torn.returncode, 2)
+            self.assertIn(f"{logs[0]}: unreadable battle log", torn.stderr)
         with tempfile.TemporaryDirectory() as empty:
             proc = subprocess.run(cmd[:-3] + ["--outdir", empty, "--quiet", "--resume"], capture_output=True,
                                   text=True, cwd=ROOT, timeout=300)
