@@ -22,8 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.runner import read_logs, recorded_run  # noqa: E402
+from metapvp.arena.runner import logged_winner, read_logs, recorded_run  # noqa: E402
 from metapvp.arena.stats import Z95  # noqa: E402
 
 SAME = ("format", "p2", "seed")
@@ -31,7 +30,7 @@ SAME = ("format", "p2", "seed")
 
 def outcomes(run: Path) -> dict[int, bool]:
     """Battle number -> whether the run's first player won it (it sits p1 in even battles)."""
-    return {i: battle.get("winner") == first_seat(i) for i, battle in read_logs(run)}
+    return {i: logged_winner(i, battle) == "a" for i, battle in read_logs(run)}
 
 
 def compare(a: dict[int, bool], b: dict[int, bool]) -> dict:

@@ -167,6 +167,13 @@ def read_logs(outdir) -> Iterator[tuple[int, dict]]:
             raise ValueError(f"{path}: unreadable battle log ({e})") from e
 
 
+def logged_winner(index: int, battle: dict) -> str:
+    """Who won battle `index` of a run by its saved log: 'a' (the first player, --p1), 'b', or
+    'tie' (no side named)."""
+    winner = battle.get("winner")
+    return "tie" if winner not in ("p1", "p2") else "a" if winner == first_seat(index) else "b"
+
+
 def _worker(cfg: RunConfig, share: int, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
@@ -226,10 +233,10 @@ def _earlier(cfg: RunConfig, out: Path) -> Earlier:
             if i >= cfg.num_matches or battle.get("error"):
                 continue   # a failed battle is played again
             earlier.done.add(i)
-            winner = battle.get("winner")
-            t.a += winner == first_seat(i)
-            t.b += winner in ("p1", "p2") and winner != first_seat(i)
-            t.ties += winner not in ("p1", "p2")
+            winner = logged_winner(i, battle)
+            t.a += winner == "a"
+            t.b += winner == "b"
+            t.ties += winner == "tie"
             t.turns += battle.get("turns", 0)
     except ValueError as e:   # a log torn by a run from before logs were renamed into place
         raise RunDirError(f"{e}: remove it to play that battle again") from e

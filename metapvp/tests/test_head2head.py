@@ -324,7 +324,8 @@ class Head2HeadCliTest(unittest.TestCase):
             first = subprocess.run(cmd + ["--num-matches", "8"], capture_output=True, text=True, cwd=ROOT, timeout=300)
             self.assertEqual(first.returncode, 0, first.stderr)
             self.assertEqual(json.loads((out / "run.json").read_text())["p2"], "random")
-            logs = {int(p.name.split("-")[-1].split(".")[0]): p for p in (out / "logs").iterdir()}
+            from metapvp.arena.runner import LOG_NAME
+            logs = {int(LOG_NAME.search(p.name).group(1)): p for p in (out / "logs").iterdir()}
             lost = {i: json.loads(gzip.open(logs[i], "rt").read()) for i in (5, 6)}
             for i in lost:
                 logs[i].unlink()
