@@ -1,6 +1,6 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck) and measures it (rawsim, clientonly). None of it ships in
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck) and measures it (rawsim, clientonly). None of it ships in
 // build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
@@ -8,6 +8,7 @@ import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
+import {steadyHits} from './steadycheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
@@ -17,6 +18,7 @@ Object.assign(globalThis.metapvp, {
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
+  steadyHits(options) { return JSON.stringify(steadyHits(options)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

@@ -20,6 +20,9 @@
 // chances (common random numbers), so that candidates are compared on the same ground; without
 // it the world goes by the visit's number, and with an even number of candidates and two
 // worlds each candidate is only ever visited in one of them.
+// With `steady`, every damage roll inside the search is the mean roll and no hit is critical
+// (accuracy and secondary effects stay drawn): a visit's value then varies less with luck, so
+// the few visits a candidate gets measure its plan rather than its rolls.
 //
 // The network runs in Python: a SearchBatch runs its searches until each has `batch` leaves
 // waiting, encodes them (a copy of the player's view fed what the simulated turns showed), and
@@ -46,9 +49,9 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // search hands the network at once; weight: how the action is chosen (bestAction); halve: our
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT);
 // playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
-// from one draw of chance (above). (metapvp/players/search.py passes its own, the same.)
+// from one draw of chance; steady: mean damage rolls and no critical hits (above). (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1, paired: false};
+  weight: 16, halve: 4, playOn: 1, paired: false, steady: false};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -347,11 +350,11 @@ function visit(game, world, o, random, forced = null) {
   let node = world.root, battle;
   if (world.starts) {
     const pick = forced ? take(node, 0, forced, world.priors) : choose(node, 0, [...world.starts.keys()], world.priors, o.c);
-    battle = restore(world.starts.get(pick), random);
+    battle = restore(world.starts.get(pick), random, o.steady);
     path.push([node, [pick, null]]);
     node = child(node, pick);
   } else {
-    battle = restore(world.start, random);
+    battle = restore(world.start, random, o.steady);
   }
   let steps = 0;
   const sideOf = i => battle.sides[i ^ world.me];
@@ -408,12 +411,21 @@ function addValue(leaf, v) {
   }
 }
 
-function restore(state, random) {
+function restore(state, random, steady = false) {
   const battle = SimBattle.fromJSON(state);
   battle.send = SILENT;
   battle.prng = new PRNG([1 + Math.floor(random() * 0xffff), Math.floor(random() * 0xffff),
     Math.floor(random() * 0xffff), Math.floor(random() * 0xffff)]);
+  if (steady) steadyChance(battle);
   return battle;
+}
+
+/** Damage rolls at their mean (the simulator draws 85 to 100 percent) and no critical hits in
+ * `battle`: a crit is vetoed as Battle Armor vetoes it, through the CriticalHit event. */
+export function steadyChance(battle) {
+  const tr = battle.trunc;
+  battle.randomizer = damage => tr(tr(damage * 92.5) / 100);
+  battle.onEvent('CriticalHit', battle.format, () => false);
 }
 
 function child(node, key) {

@@ -62,14 +62,15 @@ class SearchPlayer(GuidedPlayer):
     of this module); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
     before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
-    candidate in one world from one draw of chance; `scripted`: scripted players whose choices join
+    candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
+    critical hits inside the search; `scripted`: scripted players whose choices join
     our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
-                 paired: bool = False, scripted: tuple[str, ...] = (), seed: int | None = None):
+                 paired: bool = False, steady: bool = False, scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3):
@@ -84,7 +85,7 @@ class SearchPlayer(GuidedPlayer):
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),
-                        "paired": bool(paired)}
+                        "paired": bool(paired), "steady": bool(steady)}
         self.scripted = tuple(scripted)
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost

@@ -173,6 +173,35 @@ class BudgetTest(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_steady_chance_is_the_mean_roll_and_never_critical(self):
+        """js/checks/steadycheck.js: a move that is critical one time in two, one turn from 32 seeds.
+        Drawn, the damage varies and some hits are critical; steady (the search's `steady`), every
+        seed deals the same damage, inside the drawn non-critical range, and none is critical."""
+        v8 = checks_context()
+        drawn = v8.checks("steadyHits", {"seeds": 32, "steady": False})
+        steady = v8.checks("steadyHits", {"seeds": 32, "steady": True})
+        self.assertGreater(drawn["crits"], 0, drawn)
+        self.assertGreater(len(set(drawn["damage"])), 2, drawn)
+        self.assertEqual(steady["crits"], 0, steady)
+        self.assertEqual(len(set(steady["damage"])), 1, steady)
+        lowest, hit = min(drawn["damage"]), steady["damage"][0]
+        self.assertTrue(lowest < hit < 1.5 * lowest, (lowest, hit))
+
+    def test_a_steady_search_differs_from_a_drawn_one(self):
+        """The option reaches the simulator inside the search: the same seeded search, steady or
+        not, values its candidates differently."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            options = {"nodes": 32, "halve": 4, "weight": 8}
+            drawn, steady, again = (sim.search([key], [legal], [prior], [1], {**options, "steady": s})[0]
+                                    for s in (False, True, True))
+            self.assertNotEqual(drawn["values"], steady["values"])
+            self.assertEqual(steady["values"], again["values"])
+        finally:
+            sim.close()
+
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
         try:
@@ -204,12 +233,15 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual([(make_player(s).options["paired"], make_player(s).scripted) for s in
                           ("search:agent", "search64c:agent", "search64x2h8q16p1cs:agent")],
                          [(False, ()), (True, ()), (True, ("heuristic", "maxdamage"))])
+        self.assertEqual([(make_player(s).options["steady"], make_player(s).options["paired"]) for s in
+                          ("search:agent", "search64e:agent", "search64x2h8q16p1ces:agent")],
+                         [(False, False), (True, False), (True, True)])
         for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
-        for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent"):   # the second: settings out of order
+        for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent", "search64ec:agent"):   # the second: settings out of order
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
                 make_player(bad)
 
