@@ -1,6 +1,6 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck) and measures it (rawsim, clientonly). None of it ships in
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck, scorecheck) and measures it (rawsim, clientonly). None of it ships in
 // build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
@@ -9,6 +9,7 @@ import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds, checkLeaves} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
 import {steadyHits} from './steadycheck.js';
+import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 
@@ -19,6 +20,7 @@ Object.assign(globalThis.metapvp, {
   checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   steadyHits(options) { return JSON.stringify(steadyHits(options)); },
+  scoreChanges() { return JSON.stringify(scoreChanges()); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

@@ -1,32 +1,70 @@
-// How good a simulated position is for one side, without a network: material, what each side
-// has left. Lookahead (lookahead.js) compares material after a turn; the search (search.js)
-// squashes the change in material since the root into a value in [0, 1].
-const BOOST_WORTH = 0.04;     // material per stage of attack, special attack or speed
-const STATUS_WORTH = {slp: 0.25, frz: 0.25, par: 0.12, brn: 0.12, tox: 0.12, psn: 0.08};
-// A lead of one healthy Pokemon more than at the root is worth 0.85 (tanh(1.2) = 0.83); the
-// leading open search bot squashes a lead of about 1.4 Pokemon to 0.92.
+// How good a simulated position is for one side, without a network: a score of what each side
+// has left. Lookahead (lookahead.js) compares the score after a turn; the search (search.js)
+// squashes the change in score since the root into a value in [0, 1]. Two scorings:
+//  - material (the lookahead's, and the search's unless told): each Pokemon's HP share, less for
+//    a status, and a little per stage of the active one's attack, special attack and speed;
+//  - worth (the search's `score: 'worth'`): the same HP share, and besides it what the leading
+//    open search bot's evaluation (poke-engine) weighs, on the same scale (a full HP bar is 1):
+//    a Pokemon standing 0.3; each stage of attack, special attack or speed 0.3 and of the
+//    defences 0.15, stages past the second worth less each; statuses as much as a quarter of a
+//    Pokemon; a substitute, confusion, Leech Seed; screens on the side.
+const LINEAR = [0, 1, 2, 3, 4, 5, 6];
+const SCORES = {
+  material: {
+    alive: 0,
+    stages: {atk: 0.04, spa: 0.04, spe: 0.04},
+    steps: LINEAR,
+    status: {slp: 0.25, frz: 0.25, par: 0.12, brn: 0.12, tox: 0.12, psn: 0.08},
+    volatiles: {},
+    sides: {},
+  },
+  worth: {
+    alive: 0.3,
+    stages: {atk: 0.3, spa: 0.3, spe: 0.3, def: 0.15, spd: 0.15},
+    steps: [0, 1, 2, 2.5, 3, 3.15, 3.3],
+    status: {frz: 0.4, slp: 0.25, par: 0.25, tox: 0.3, psn: 0.1, brn: 0.25},
+    volatiles: {substitute: 0.4, confusion: -0.2, leechseed: -0.3},
+    sides: {reflect: 0.2, lightscreen: 0.2, auroraveil: 0.3},
+  },
+};
+export const SCORE_NAMES = Object.keys(SCORES);
+// A lead of one healthy Pokemon more than at the root is worth 0.85 by material (tanh(1.2) =
+// 0.83); the leading open search bot squashes a lead of about 1.4 Pokemon to 0.92.
 const LEAD_SCALE = 1.2;
 
-/** One side's material: each Pokemon left counts its HP share, less for a status; boosts of
- * the active one count a little. A healthy team of six is 6. */
-export function material(side) {
+function scoring(name) {
+  const s = SCORES[name];
+  if (!s) throw new Error(`no scoring '${name}' (scorings: ${SCORE_NAMES.join(', ')})`);
+  return s;
+}
+
+/** One side's score by scoring `name` (above). A healthy team of six is 6 by material. */
+export function material(side, name = 'material') {
+  const s = scoring(name);
   let m = 0;
   for (const p of side.pokemon) {
     if (p.fainted || !p.hp) continue;
-    m += p.hp / p.maxhp - (STATUS_WORTH[p.status] || 0);
-    if (p.isActive) for (const s of ['atk', 'spa', 'spe']) m += BOOST_WORTH * p.boosts[s];
+    m += s.alive + p.hp / p.maxhp - (s.status[p.status] || 0);
+    if (!p.isActive) continue;
+    for (const stat in s.stages) {
+      const b = p.boosts[stat];
+      if (b) m += Math.sign(b) * s.steps[Math.abs(b)] * s.stages[stat];
+    }
+    for (const v in s.volatiles) if (p.volatiles[v]) m += s.volatiles[v];
   }
+  for (const c in s.sides) if (side.sideConditions[c]) m += s.sides[c];
   return m;
 }
 
-/** Side `me`'s (0: p1, 1: p2) material lead over the other in a simulated battle. */
-export const lead = (battle, me) => material(battle.sides[me]) - material(battle.sides[1 - me]);
+/** Side `me`'s (0: p1, 1: p2) lead in score over the other in a simulated battle. */
+export const lead = (battle, me, name = 'material') =>
+  material(battle.sides[me], name) - material(battle.sides[1 - me], name);
 
 /** Side `me`'s value of a position in [0, 1]: the result where the battle has ended, else its
  * lead relative to `rootLead` squashed. */
-export function value(battle, rootLead, me) {
+export function value(battle, rootLead, me, name = 'material') {
   if (battle.ended) return won(battle, me);
-  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle, me) - rootLead));
+  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle, me, name) - rootLead));
 }
 
 function won(battle, me) {

@@ -6,7 +6,7 @@
 // visit restores the root and replays them with fresh chances (damage rolls, accuracy, critical
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
 // reached, or after `playOn` turns of both sides' hardest hits (greedy.js; no random rollouts):
-// by material (evaluation.js), by the network's value of the position as the player would see
+// by material or worth (evaluation.js), by the network's value of the position as the player would see
 // it, or a blend (`net`). Where the network values a node reached without turns played on it
 // also gives our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
@@ -34,7 +34,7 @@ import {GIMMICKS} from './actions.js';
 import {legalChoices} from './actiontable.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {DOUBLES} from './doublessearch.js';
-import {value, lead} from './evaluation.js';
+import {value, lead, SCORE_NAMES} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {linesFor} from './perspective.js';
 import {playOnce} from './greedy.js';
@@ -49,9 +49,11 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // search hands the network at once; weight: how the action is chosen (bestAction); halve: our
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT);
 // playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
-// from one draw of chance; steady: mean damage rolls and no critical hits (above). (metapvp/players/search.py passes its own, the same.)
+// from one draw of chance; steady: mean damage rolls and no critical hits (above); score: how a
+// leaf is scored, 'material' or 'worth' (evaluation.js). (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1, paired: false, steady: false};
+  weight: 16, halve: 4, playOn: 1, paired: false, steady: false,
+  score: 'material'};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -148,6 +150,7 @@ class Search {
     if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     if (o.net > 0 && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net 0 in doubles)');
+    if (!SCORE_NAMES.includes(o.score)) throw new Error(`search: no scoring '${o.score}' (scorings: ${SCORE_NAMES.join(', ')})`);
     this.view = view;
     this.actions = actions;
     this.prior = prior;
@@ -162,7 +165,7 @@ class Search {
       !game.faces(view);
     if (this.nothing) return;
     for (let w = 0; w < o.worlds; w++) {
-      const world = makeWorld(game, view, actions, prior, mulberry32(o.seed * 7919 + w + 1));
+      const world = makeWorld(game, view, actions, prior, mulberry32(o.seed * 7919 + w + 1), o.score);
       if (world) this.worlds.push(world);
     }
     this.nothing = !this.worlds.length;
@@ -301,7 +304,7 @@ const raw = r => ({ident: r.ident, details: r.details, condition: r.condition, a
 /** One drawn world: the rebuilt battle(s), serialised once and restored at every visit, and its
  * tree. At a forced switch each action's Pokemon that could come in have their own start and
  * the root is ours alone. `choices[k]`: action k's choice at the root. */
-function makeWorld(game, view, actions, prior, random) {
+function makeWorld(game, view, actions, prior, random, score) {
   const req = view.request;
   const state = random();  // the same draws for every start of this world
   const draw = () => mulberry32(Math.floor(state * 2 ** 32));
@@ -320,7 +323,7 @@ function makeWorld(game, view, actions, prior, random) {
       priors.set(choices[k], prior[k]);
     });
     if (!starts.size) return null;
-    return {root, starts, choices, priors, me: first.me, rootLead: lead(first.battle, first.me),
+    return {root, starts, choices, priors, me: first.me, rootLead: lead(first.battle, first.me, score),
       logStart: first.battle.log.length};
   }
   const start = game.start(view, draw());
@@ -334,7 +337,7 @@ function makeWorld(game, view, actions, prior, random) {
     }
   });
   return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me,
-    rootLead: lead(start.battle, start.me), logStart: start.battle.log.length};
+    rootLead: lead(start.battle, start.me, score), logStart: start.battle.log.length};
 }
 
 function newNode() {
@@ -383,7 +386,7 @@ function visit(game, world, o, random, forced = null) {
   // played on past the leaf to value it; the tree keeps the leaf's own position
   let playedOn = 0;
   for (; playedOn < o.playOn && !battle.ended && path.length; playedOn++) playOnce(battle);
-  return {world, path, node, battle, material: value(battle, world.rootLead, world.me), steps: steps + playedOn,
+  return {world, path, node, battle, material: value(battle, world.rootLead, world.me, o.score), steps: steps + playedOn,
     playedOn};
 }
 

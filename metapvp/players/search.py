@@ -50,6 +50,7 @@ DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
+SCORES = ("material", "worth")  # how the search scores a position (js/src/evaluation.js)
 ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join the root candidates
 
 
@@ -63,21 +64,24 @@ class SearchPlayer(GuidedPlayer):
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
     before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
     candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
-    critical hits inside the search; `scripted`: scripted players whose choices join
+    critical hits inside the search; `score`: how the search scores a position, 'material' or
+    'worth' (js/src/evaluation.js); `scripted`: scripted players whose choices join
     our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
-                 paired: bool = False, steady: bool = False, scripted: tuple[str, ...] = (), seed: int | None = None):
+                 paired: bool = False, steady: bool = False, score: str = "material",
+                 scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
-                or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3):
+                or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
                              f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
+                             f"score one of {', '.join(SCORES)}, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
-                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}")
+                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}")
         super().__init__(policy)
         if self.game_type == "doubles" and net > 0:
             raise ValueError(f"search: the network values leaves in singles only; {policy.name} plays doubles "
@@ -85,7 +89,7 @@ class SearchPlayer(GuidedPlayer):
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),
-                        "paired": bool(paired), "steady": bool(steady)}
+                        "paired": bool(paired), "steady": bool(steady), "score": score}
         self.scripted = tuple(scripted)
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost

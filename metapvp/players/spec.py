@@ -50,6 +50,10 @@
   searchN...e:MODEL                         inside the search every damage roll at its mean
                                             and no critical hit (accuracy and secondary
                                             effects still drawn)
+  searchN...w:MODEL                         positions scored by worth (a Pokemon standing,
+                                            stat stages, statuses, substitutes, screens, as the
+                                            leading open search bot weighs them) rather than
+                                            material (js/src/evaluation.js)
   searchN...s:MODEL                         the heuristic's and maxdamage's choices added to our
                                             root candidates, as likely as the policy's
                                             favourite (agent in doubles; it loses in
@@ -141,8 +145,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
-    if re.match(r"search[0-9msxvfudhqpce.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][s]:MODEL, "
+    if re.match(r"search[0-9msxvfudhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -215,20 +219,20 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(s)?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(w)?(s)?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
     value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
     played past each new position before it is valued, with c each cycle of halving in one world
     from one draw of chance, with e damage rolls at their mean and no critical hits inside the
-    search, and with s the heuristic's and maxdamage's choices among our root
-    candidates."""
+    search, with w positions scored by worth rather than material, and with s the heuristic's and
+    maxdamage's choices among our root candidates."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -248,10 +252,11 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     foe = FOE_PRIORS[m.group(5) or "d"]
     paired = bool(m.group(9))
     steady = bool(m.group(10))
-    scripted = ROOT_SCRIPTS if m.group(11) else ()
+    score = "worth" if m.group(11) else "material"
+    scripted = ROOT_SCRIPTS if m.group(12) else ()
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
                         weight=weight, halve=halve, play_on=play_on, paired=paired, steady=steady,
-                        scripted=scripted,
+                        score=score, scripted=scripted,
                         seed=seed)
 
 

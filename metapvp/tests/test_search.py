@@ -202,6 +202,39 @@ class BudgetTest(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_the_scorings_weigh_what_they_say(self):
+        """js/checks/scorecheck.js: one change to a side of a simulated battle at a time, and how
+        much each scoring (js/src/evaluation.js) says it changed that side's score."""
+        found = checks_context().checks("scoreChanges")
+        expected = {
+            "material": {"attackUp2": 0.08, "speedDown1": -0.04, "benchAttackUp2": 0, "halfHp": -0.5,
+                         "paralysed": -0.12, "fainted": -1, "substitute": 0, "reflect": 0},
+            "worth": {"attackUp2": 0.6, "speedDown1": -0.3, "benchAttackUp2": 0, "halfHp": -0.5,
+                      "paralysed": -0.25, "fainted": -1.3, "substitute": 0.4, "reflect": 0.2},
+        }
+        self.assertEqual(set(found), set(expected))
+        for name, changes in expected.items():
+            for change, delta in changes.items():
+                with self.subTest(scoring=name, change=change):
+                    self.assertAlmostEqual(found[name][change], delta, delta=0.01)
+
+    def test_a_search_scored_by_worth_differs_from_one_by_material(self):
+        """The scoring reaches the search's leaves: the same seeded search values its candidates
+        otherwise by worth, the same again by worth; an unknown scoring is refused by name."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            options = {"nodes": 32, "halve": 4, "weight": 16}
+            material, worth, again = (sim.search([key], [legal], [prior], [5], {**options, "score": s})[0]
+                                      for s in ("material", "worth", "worth"))
+            self.assertNotEqual(material["values"], worth["values"])
+            self.assertEqual(worth["values"], again["values"])
+            bad = sim.search([key], [legal], [prior], [5], {**options, "score": "luck"})[0]
+            self.assertIn("no scoring 'luck'", bad["error"])
+        finally:
+            sim.close()
+
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
         try:
@@ -236,12 +269,15 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual([(make_player(s).options["steady"], make_player(s).options["paired"]) for s in
                           ("search:agent", "search64e:agent", "search64x2h8q16p1ces:agent")],
                          [(False, False), (True, False), (True, True)])
+        self.assertEqual([(make_player(s).options["score"], make_player(s).scripted) for s in
+                          ("search:agent", "search64w:agent", "search64x2h8q16p1ews:agent")],
+                         [("material", ()), ("worth", ()), ("worth", ("heuristic", "maxdamage"))])
         for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
-        for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent", "search64ec:agent"):   # the second: settings out of order
+        for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent", "search64ec:agent", "search64sw:agent"):   # the second: settings out of order
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, r"a search is search\[N\|Nms\]"):
                 make_player(bad)
 
