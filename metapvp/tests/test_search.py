@@ -96,6 +96,19 @@ def first_decision(sim: Simulator):
     return (d.battle, d.side), np.flatnonzero(step.obs["action.mask"][d.row])
 
 
+def first_searches(settings) -> list[dict]:
+    """The same seeded search of p1's first decision (first_decision), 32 visits halved over 4,
+    once under each of `settings` (options added to those)."""
+    sim = Simulator("singles-v2")
+    try:
+        key, legal = first_decision(sim)
+        prior = [1 / len(legal)] * len(legal)
+        return [sim.search([key], [legal], [prior], [5], {"nodes": 32, "halve": 4, "weight": 16, **o})[0]
+                for o in settings]
+    finally:
+        sim.close()
+
+
 class BudgetTest(unittest.TestCase):
     def test_a_time_budget_is_kept(self):
         sim = Simulator("singles-v2")
@@ -190,17 +203,9 @@ class BudgetTest(unittest.TestCase):
     def test_a_steady_search_differs_from_a_drawn_one(self):
         """The option reaches the simulator inside the search: the same seeded search, steady or
         not, values its candidates differently."""
-        sim = Simulator("singles-v2")
-        try:
-            key, legal = first_decision(sim)
-            prior = [1 / len(legal)] * len(legal)
-            options = {"nodes": 32, "halve": 4, "weight": 8}
-            drawn, steady, again = (sim.search([key], [legal], [prior], [1], {**options, "steady": s})[0]
-                                    for s in (False, True, True))
-            self.assertNotEqual(drawn["values"], steady["values"])
-            self.assertEqual(steady["values"], again["values"])
-        finally:
-            sim.close()
+        drawn, steady, again = first_searches({"steady": s} for s in (False, True, True))
+        self.assertNotEqual(drawn["values"], steady["values"])
+        self.assertEqual(steady["values"], again["values"])
 
     def test_the_scorings_weigh_what_they_say(self):
         """js/checks/scorecheck.js: one change to a side of a simulated battle at a time, and how
@@ -221,19 +226,10 @@ class BudgetTest(unittest.TestCase):
     def test_a_search_scored_by_worth_differs_from_one_by_material(self):
         """The scoring reaches the search's leaves: the same seeded search values its candidates
         otherwise by worth, the same again by worth; an unknown scoring is refused by name."""
-        sim = Simulator("singles-v2")
-        try:
-            key, legal = first_decision(sim)
-            prior = [1 / len(legal)] * len(legal)
-            options = {"nodes": 32, "halve": 4, "weight": 16}
-            material, worth, again = (sim.search([key], [legal], [prior], [5], {**options, "score": s})[0]
-                                      for s in ("material", "worth", "worth"))
-            self.assertNotEqual(material["values"], worth["values"])
-            self.assertEqual(worth["values"], again["values"])
-            bad = sim.search([key], [legal], [prior], [5], {**options, "score": "luck"})[0]
-            self.assertIn("no scoring 'luck'", bad["error"])
-        finally:
-            sim.close()
+        material, worth, again, bad = first_searches({"score": s} for s in ("material", "worth", "worth", "luck"))
+        self.assertNotEqual(material["values"], worth["values"])
+        self.assertEqual(worth["values"], again["values"])
+        self.assertIn("no scoring 'luck'", bad["error"])
 
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
