@@ -1,7 +1,7 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck, scorecheck) and measures it (rawsim, clientonly). None of it ships in
-// build/engine.js.
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck, scorecheck) and measures it
+// (rawsim, clientonly). None of it ships in build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';

@@ -1,7 +1,7 @@
 // The scorings of evaluation.js on simulator positions: one change at a time to p1's side of a
 // fresh one-on-one battle, and how much each scoring says it changed p1's score.
 import {Battle as SimBattle} from '@pkmn/sim';
-import {material, SCORE_NAMES} from '../src/evaluation.js';
+import {sideScore, SCORE_NAMES} from '../src/evaluation.js';
 
 const SET = {level: 50, nature: 'Serious', evs: {}, ivs: {}, item: '', moves: ['tackle']};
 const TEAM = [{...SET, name: 'Absol', species: 'Absol', ability: 'Pressure'},
@@ -33,9 +33,9 @@ export function scoreChanges() {
     out[name] = {};
     for (const [change, apply] of Object.entries(CHANGES)) {
       const battle = fresh();
-      const before = material(battle.p1, name);
+      const before = sideScore(battle.p1, name);
       apply(battle);
-      out[name][change] = Math.round((material(battle.p1, name) - before) * 1000) / 1000;
+      out[name][change] = Math.round((sideScore(battle.p1, name) - before) * 1000) / 1000;
     }
   }
   return out;

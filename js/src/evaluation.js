@@ -32,14 +32,15 @@ export const SCORE_NAMES = Object.keys(SCORES);
 // 0.83); the leading open search bot squashes a lead of about 1.4 Pokemon to 0.92.
 const LEAD_SCALE = 1.2;
 
-function scoring(name) {
+/** Scoring `name`'s weights; an unknown name is an error naming the scorings there are. */
+export function scoring(name) {
   const s = SCORES[name];
   if (!s) throw new Error(`no scoring '${name}' (scorings: ${SCORE_NAMES.join(', ')})`);
   return s;
 }
 
 /** One side's score by scoring `name` (above). A healthy team of six is 6 by material. */
-export function material(side, name = 'material') {
+export function sideScore(side, name = 'material') {
   const s = scoring(name);
   let m = 0;
   for (const p of side.pokemon) {
@@ -58,7 +59,7 @@ export function material(side, name = 'material') {
 
 /** Side `me`'s (0: p1, 1: p2) lead in score over the other in a simulated battle. */
 export const lead = (battle, me, name = 'material') =>
-  material(battle.sides[me], name) - material(battle.sides[1 - me], name);
+  sideScore(battle.sides[me], name) - sideScore(battle.sides[1 - me], name);
 
 /** Side `me`'s value of a position in [0, 1]: the result where the battle has ended, else its
  * lead relative to `rootLead` squashed. */

@@ -34,7 +34,7 @@ import {GIMMICKS} from './actions.js';
 import {legalChoices} from './actiontable.js';
 import {rebuild, ourChoice} from './rebuild.js';
 import {DOUBLES} from './doublessearch.js';
-import {value, lead, SCORE_NAMES} from './evaluation.js';
+import {value, lead, scoring} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {linesFor} from './perspective.js';
 import {playOnce} from './greedy.js';
@@ -50,10 +50,10 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT);
 // playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
 // from one draw of chance; steady: mean damage rolls and no critical hits (above); score: how a
-// leaf is scored, 'material' or 'worth' (evaluation.js). (metapvp/players/search.py passes its own, the same.)
+// leaf is scored, 'material' or 'worth' (evaluation.js). (metapvp/players/search.py passes its
+// own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1, paired: false, steady: false,
-  score: 'material'};
+  weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material'};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -150,7 +150,7 @@ class Search {
     if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     if (o.net > 0 && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net 0 in doubles)');
-    if (!SCORE_NAMES.includes(o.score)) throw new Error(`search: no scoring '${o.score}' (scorings: ${SCORE_NAMES.join(', ')})`);
+    scoring(o.score);  // an unknown scoring fails here, named, whatever the decision
     this.view = view;
     this.actions = actions;
     this.prior = prior;

@@ -15,6 +15,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
+from metapvp.arena.runner import LOG_NAME
 from metapvp.backends import make_backend
 from metapvp.tests.golden import FORMATS, teams_for
 from metapvp.tests.test_lifecycle import alive
@@ -324,7 +325,6 @@ class Head2HeadCliTest(unittest.TestCase):
             first = subprocess.run(cmd + ["--num-matches", "8"], capture_output=True, text=True, cwd=ROOT, timeout=300)
             self.assertEqual(first.returncode, 0, first.stderr)
             self.assertEqual(json.loads((out / "run.json").read_text())["p2"], "random")
-            from metapvp.arena.runner import LOG_NAME
             logs = {int(LOG_NAME.search(p.name).group(1)): p for p in (out / "logs").iterdir()}
             lost = {i: json.loads(gzip.open(logs[i], "rt").read()) for i in (5, 6)}
             for i in lost:
