@@ -6,13 +6,16 @@
 //  - worth (the search's `score: 'worth'`): the same HP share, and besides it what the leading
 //    open search bot's evaluation (poke-engine) weighs, on the same scale (a full HP bar is 1):
 //    a Pokemon standing 0.3; each stage of attack, special attack or speed 0.3 and of the
-//    defences 0.15, stages past the second worth less each; statuses as much as a quarter of a
-//    Pokemon; a substitute, confusion, Leech Seed; screens on the side.
+//    defences half that, stages past the second worth less each; statuses as much as a quarter
+//    of a Pokemon; a substitute, confusion, Leech Seed; screens on the side.
+// A scoring's weight a stage (`boost`) can be set apart from the rest (`scoring(name, boost)`):
+// the search's boost option, measured in docs/agent.md.
 const LINEAR = [0, 1, 2, 3, 4, 5, 6];
 const SCORES = {
   material: {
     alive: 0,
-    stages: {atk: 0.04, spa: 0.04, spe: 0.04},
+    boost: 0.04,
+    stages: {atk: 1, spa: 1, spe: 1},
     steps: LINEAR,
     status: {slp: 0.25, frz: 0.25, par: 0.12, brn: 0.12, tox: 0.12, psn: 0.08},
     volatiles: {},
@@ -20,7 +23,8 @@ const SCORES = {
   },
   worth: {
     alive: 0.3,
-    stages: {atk: 0.3, spa: 0.3, spe: 0.3, def: 0.15, spd: 0.15},
+    boost: 0.3,
+    stages: {atk: 1, spa: 1, spe: 1, def: 0.5, spd: 0.5},
     steps: [0, 1, 2, 2.5, 3, 3.15, 3.3],
     status: {frz: 0.4, slp: 0.25, par: 0.25, tox: 0.3, psn: 0.1, brn: 0.25},
     volatiles: {substitute: 0.4, confusion: -0.2, leechseed: -0.3},
@@ -32,16 +36,22 @@ export const SCORE_NAMES = Object.keys(SCORES);
 // 0.83); the leading open search bot squashes a lead of about 1.4 Pokemon to 0.92.
 const LEAD_SCALE = 1.2;
 
-/** Scoring `name`'s weights; an unknown name is an error naming the scorings there are. */
-export function scoring(name) {
+/** Scoring `name`'s weights, with `boost` a stage of attack, special attack or speed where
+ * given (the defences' stages in proportion); an unknown name is an error naming the scorings. */
+export function scoring(name, boost = null) {
   const s = SCORES[name];
   if (!s) throw new Error(`no scoring '${name}' (scorings: ${SCORE_NAMES.join(', ')})`);
-  return s;
+  if (boost === null || boost === undefined) return s;
+  if (!(typeof boost === 'number' && boost >= 0 && boost <= 10)) {
+    throw new Error(`scoring '${name}': boost is a weight a stage from 0 to 10, not ${boost}`);
+  }
+  return {...s, boost};
 }
+const MATERIAL = SCORES.material;
 
-/** One side's score by scoring `name` (above). A healthy team of six is 6 by material. */
-export function sideScore(side, name = 'material') {
-  const s = scoring(name);
+/** One side's score by scoring weights `s` (scoring(), above). A healthy team of six is 6 by
+ * material. */
+export function sideScore(side, s = MATERIAL) {
   let m = 0;
   for (const p of side.pokemon) {
     if (p.fainted || !p.hp) continue;
@@ -49,7 +59,7 @@ export function sideScore(side, name = 'material') {
     if (!p.isActive) continue;
     for (const stat in s.stages) {
       const b = p.boosts[stat];
-      if (b) m += Math.sign(b) * s.steps[Math.abs(b)] * s.stages[stat];
+      if (b) m += Math.sign(b) * s.steps[Math.abs(b)] * s.stages[stat] * s.boost;
     }
     for (const v in s.volatiles) if (p.volatiles[v]) m += s.volatiles[v];
   }
@@ -58,14 +68,14 @@ export function sideScore(side, name = 'material') {
 }
 
 /** Side `me`'s (0: p1, 1: p2) lead in score over the other in a simulated battle. */
-export const lead = (battle, me, name = 'material') =>
-  sideScore(battle.sides[me], name) - sideScore(battle.sides[1 - me], name);
+export const lead = (battle, me, s = MATERIAL) =>
+  sideScore(battle.sides[me], s) - sideScore(battle.sides[1 - me], s);
 
 /** Side `me`'s value of a position in [0, 1]: the result where the battle has ended, else its
  * lead relative to `rootLead` squashed. */
-export function value(battle, rootLead, me, name = 'material') {
+export function value(battle, rootLead, me, s = MATERIAL) {
   if (battle.ended) return won(battle, me);
-  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle, me, name) - rootLead));
+  return 0.5 + 0.5 * Math.tanh(LEAD_SCALE * (lead(battle, me, s) - rootLead));
 }
 
 function won(battle, me) {

@@ -50,10 +50,10 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // root choices searched by sequential halving over this many of the likeliest (0: by PUCT);
 // playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
 // from one draw of chance; steady: mean damage rolls and no critical hits (above); score: how a
-// leaf is scored, 'material' or 'worth' (evaluation.js). (metapvp/players/search.py passes its
-// own, the same.)
+// leaf is scored, 'material' or 'worth', and boost its weight a stage (null: the scoring's own;
+// evaluation.js). (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material'};
+  weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material', boost: null};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -150,7 +150,7 @@ class Search {
     if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     if (o.net > 0 && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net 0 in doubles)');
-    scoring(o.score);  // an unknown scoring fails here, named, whatever the decision
+    const weights = scoring(o.score, o.boost);  // a bad scoring fails here, named, whatever the decision
     this.view = view;
     this.actions = actions;
     this.prior = prior;
@@ -165,7 +165,7 @@ class Search {
       !game.faces(view);
     if (this.nothing) return;
     for (let w = 0; w < o.worlds; w++) {
-      const world = makeWorld(game, view, actions, prior, mulberry32(o.seed * 7919 + w + 1), o.score);
+      const world = makeWorld(game, view, actions, prior, mulberry32(o.seed * 7919 + w + 1), weights);
       if (world) this.worlds.push(world);
     }
     this.nothing = !this.worlds.length;
@@ -304,7 +304,7 @@ const raw = r => ({ident: r.ident, details: r.details, condition: r.condition, a
 /** One drawn world: the rebuilt battle(s), serialised once and restored at every visit, and its
  * tree. At a forced switch each action's Pokemon that could come in have their own start and
  * the root is ours alone. `choices[k]`: action k's choice at the root. */
-function makeWorld(game, view, actions, prior, random, score) {
+function makeWorld(game, view, actions, prior, random, weights) {
   const req = view.request;
   const state = random();  // the same draws for every start of this world
   const draw = () => mulberry32(Math.floor(state * 2 ** 32));
@@ -323,7 +323,7 @@ function makeWorld(game, view, actions, prior, random, score) {
       priors.set(choices[k], prior[k]);
     });
     if (!starts.size) return null;
-    return {root, starts, choices, priors, me: first.me, rootLead: lead(first.battle, first.me, score),
+    return {root, starts, choices, priors, me: first.me, weights, rootLead: lead(first.battle, first.me, weights),
       logStart: first.battle.log.length};
   }
   const start = game.start(view, draw());
@@ -336,8 +336,8 @@ function makeWorld(game, view, actions, prior, random, score) {
       // an action the rebuilt battle cannot take (a fainted Pokemon's slot) is not searched
     }
   });
-  return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me,
-    rootLead: lead(start.battle, start.me, score), logStart: start.battle.log.length};
+  return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
+    rootLead: lead(start.battle, start.me, weights), logStart: start.battle.log.length};
 }
 
 function newNode() {
@@ -386,7 +386,7 @@ function visit(game, world, o, random, forced = null) {
   // played on past the leaf to value it; the tree keeps the leaf's own position
   let playedOn = 0;
   for (; playedOn < o.playOn && !battle.ended && path.length; playedOn++) playOnce(battle);
-  return {world, path, node, battle, material: value(battle, world.rootLead, world.me, o.score), steps: steps + playedOn,
+  return {world, path, node, battle, material: value(battle, world.rootLead, world.me, world.weights), steps: steps + playedOn,
     playedOn};
 }
 

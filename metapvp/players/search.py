@@ -65,7 +65,8 @@ class SearchPlayer(GuidedPlayer):
     before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
     candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
     critical hits inside the search; `score`: how the search scores a position, 'material' or
-    'worth' (js/src/evaluation.js); `scripted`: scripted players whose choices join
+    'worth' (js/src/evaluation.js), and `boost` its weight a stage of attack, special attack or
+    speed (None: the scoring's own); `scripted`: scripted players whose choices join
     our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
@@ -73,15 +74,17 @@ class SearchPlayer(GuidedPlayer):
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, batch: int = 8,
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
                  paired: bool = False, steady: bool = False, score: str = "material",
-                 scripted: tuple[str, ...] = (), seed: int | None = None):
+                 boost: float | None = None, scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
-                or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES):
+                or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES
+                or not (boost is None or 0 <= boost <= 10)):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
                              f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
-                             f"score one of {', '.join(SCORES)}, "
+                             f"score one of {', '.join(SCORES)}, boost None or 0 to 10, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
-                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}")
+                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}, "
+                             f"boost={boost}")
         super().__init__(policy)
         if self.game_type == "doubles" and net > 0:
             raise ValueError(f"search: the network values leaves in singles only; {policy.name} plays doubles "
@@ -89,7 +92,8 @@ class SearchPlayer(GuidedPlayer):
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),
-                        "paired": bool(paired), "steady": bool(steady), "score": score}
+                        "paired": bool(paired), "steady": bool(steady), "score": score,
+                        "boost": None if boost is None else float(boost)}
         self.scripted = tuple(scripted)
         self.rng = np.random.default_rng(seed)
         self.searched = self.overruled = 0  # decisions searched; of them, where the policy's choice lost

@@ -146,7 +146,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
     if re.match(r"search[0-9msxvfudhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w][s]:MODEL, "
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -219,20 +219,21 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(w)?(s)?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
     value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
     played past each new position before it is valued, with c each cycle of halving in one world
     from one draw of chance, with e damage rolls at their mean and no critical hits inside the
-    search, with w positions scored by worth rather than material, and with s the heuristic's and
-    maxdamage's choices among our root candidates."""
+    search, with w positions scored by worth rather than material (with wB, B a stage of attack,
+    special attack or speed, 0.3 unless told), and with s the heuristic's and maxdamage's choices
+    among our root candidates."""
     m = SEARCH.match(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
@@ -244,19 +245,22 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     halve = int(m.group(6)) if m.group(6) else DEFAULT_HALVE
     weight = _number(m.group(7), DEFAULT_WEIGHT)
     play_on = int(m.group(8)) if m.group(8) else DEFAULT_PLAY_ON
+    boost = _number(m.group(12), None)
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
-            or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3:
+            or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3 \
+            or not (boost is None or 0 <= boost <= 10):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
                         f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
-                        f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on")
+                        f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on, "
+                        f"a weight a stage from 0 to 10")
     foe = FOE_PRIORS[m.group(5) or "d"]
     paired = bool(m.group(9))
     steady = bool(m.group(10))
     score = "worth" if m.group(11) else "material"
-    scripted = ROOT_SCRIPTS if m.group(12) else ()
+    scripted = ROOT_SCRIPTS if m.group(13) else ()
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
                         weight=weight, halve=halve, play_on=play_on, paired=paired, steady=steady,
-                        score=score, scripted=scripted,
+                        score=score, boost=boost, scripted=scripted,
                         seed=seed)
 
 

@@ -223,6 +223,16 @@ class BudgetTest(unittest.TestCase):
                 with self.subTest(scoring=name, change=change):
                     self.assertAlmostEqual(found[name][change], delta, delta=0.01)
 
+    def test_a_boost_weighs_the_stages_alone(self):
+        """scoring(name, boost): the stages of each scoring at the weight given, the rest as it was."""
+        found = checks_context().checks("scoreChanges", 0.15)
+        for name in ("material", "worth"):
+            with self.subTest(scoring=name):
+                self.assertAlmostEqual(found[name]["attackUp2"], 0.3, delta=0.001)
+                self.assertAlmostEqual(found[name]["speedDown1"], -0.15, delta=0.001)
+        self.assertAlmostEqual(found["worth"]["halfHp"], -0.5, delta=0.01)
+        self.assertAlmostEqual(found["worth"]["fainted"], -1.3, delta=0.01)
+
     def test_a_search_scored_by_worth_differs_from_one_by_material(self):
         """The scoring reaches the search's leaves: the same seeded search values its candidates
         otherwise by worth, the same again by worth; an unknown scoring is refused by name."""
@@ -230,6 +240,10 @@ class BudgetTest(unittest.TestCase):
         self.assertNotEqual(material["values"], worth["values"])
         self.assertEqual(worth["values"], again["values"])
         self.assertIn("no scoring 'luck'", bad["error"])
+        half, bad_boost = first_searches({"score": "worth", "boost": b} for b in (0.15, -1))
+        self.assertNotIn("error", half)
+        self.assertNotEqual(half["values"], worth["values"])
+        self.assertIn("boost is a weight a stage", bad_boost["error"])
 
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
@@ -268,9 +282,13 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual([(make_player(s).options["score"], make_player(s).scripted) for s in
                           ("search:agent", "search64w:agent", "search64x2h8q16p1ews:agent")],
                          [("material", ()), ("worth", ()), ("worth", ("heuristic", "maxdamage"))])
+        self.assertEqual([(make_player(s).options["score"], make_player(s).options["boost"]) for s in
+                          ("search64w:agent", "search64w0.15:agent", "search64x2h4q16p1w0s:agent")],
+                         [("worth", None), ("worth", 0.15), ("worth", 0.0)])
         for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
-                    "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent"):
+                    "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent",
+                    "search8w0..1:agent", "search8w11:agent", "search8sw:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent", "search64ec:agent", "search64sw:agent"):   # the second: settings out of order

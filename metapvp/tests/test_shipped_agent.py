@@ -26,7 +26,7 @@ class ShippedAgentTest(unittest.TestCase):
     @staticmethod
     def search_settings(agent) -> dict:
         return {k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn", "paired",
-                                                 "steady", "score")}
+                                                 "steady", "score", "boost")}
 
     def test_agent_loads_the_shipped_model_and_beats_random(self):
         agent = make_player("agent", seed=1, fmt="gen9randombattle")
@@ -41,7 +41,7 @@ class ShippedAgentTest(unittest.TestCase):
         # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
         self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1,
-                          "paired": False, "steady": False, "score": "material"})
+                          "paired": False, "steady": False, "score": "material", "boost": None})
         self.assertEqual(agent.scripted, ())
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
@@ -57,7 +57,7 @@ class ShippedAgentTest(unittest.TestCase):
         self.assertEqual((agent.contract, agent.game_type), ("doubles-v2", "doubles"))
         self.assertEqual(self.search_settings(agent),
                          {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1,
-                          "paired": False, "steady": False, "score": "material"})
+                          "paired": False, "steady": False, "score": "material", "boost": None})
         self.assertEqual(agent.scripted, ("heuristic", "maxdamage"))   # their choices among the root candidates
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
