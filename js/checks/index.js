@@ -20,7 +20,7 @@ Object.assign(globalThis.metapvp, {
   checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   steadyHits(options) { return JSON.stringify(steadyHits(options)); },
-  scoreChanges(boost) { return JSON.stringify(scoreChanges(boost ?? null)); },
+  scoreChanges(boost) { return JSON.stringify(scoreChanges(boost)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

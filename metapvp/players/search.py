@@ -51,6 +51,7 @@ DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
 SCORES = ("material", "worth")  # how the search scores a position (js/src/evaluation.js)
+MAX_BOOST = 10.0  # the most a stage may weigh (evaluation.js refuses more too)
 ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join the root candidates
 
 
@@ -78,10 +79,10 @@ class SearchPlayer(GuidedPlayer):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
                 or not 0 <= net <= 1 or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES
-                or not (boost is None or 0 <= boost <= 10)):
+                or not (boost is None or 0 <= boost <= MAX_BOOST)):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
                              f"0 <= net <= 1, batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
-                             f"score one of {', '.join(SCORES)}, boost None or 0 to 10, "
+                             f"score one of {', '.join(SCORES)}, boost None or 0 to {MAX_BOOST:g}, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, "
                              f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}, "
                              f"boost={boost}")

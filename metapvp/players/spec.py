@@ -72,7 +72,7 @@ from metapvp.players.lookahead import LookaheadPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import (DEFAULT_HALVE, DEFAULT_NET, DEFAULT_NODES, DEFAULT_PLAY_ON, DEFAULT_WEIGHT,
-                                     DEFAULT_WORLDS, ROOT_SCRIPTS, SearchPlayer)
+                                     DEFAULT_WORLDS, MAX_BOOST, ROOT_SCRIPTS, SearchPlayer)
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -248,11 +248,11 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     boost = _number(m.group(12), None)
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
             or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3 \
-            or not (boost is None or 0 <= boost <= 10):
+            or not (boost is None or 0 <= boost <= MAX_BOOST):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
                         f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
                         f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on, "
-                        f"a weight a stage from 0 to 10")
+                        f"a weight a stage from 0 to {MAX_BOOST:g}")
     foe = FOE_PRIORS[m.group(5) or "d"]
     paired = bool(m.group(9))
     steady = bool(m.group(10))
