@@ -3,6 +3,7 @@
 battle's outcome for the first player read from the runs' logs (head2head --outdir).
 
     ./rp scripts/compare_runs.py DIR_A DIR_B
+    ./rp scripts/compare_runs.py A1 B1 A2 B2 ...     several pairs (say, one per opponent), pooled
 
 Most battles end the same way whichever of two similar players plays them, so the difference
 between the two is estimated from the battles where the outcomes differ: far tighter than two
@@ -10,7 +11,9 @@ separate intervals. Prints each run's win rate over the battles both finished, t
 A won and only B won, B - A with its 95% interval (paired, normal approximation) and an exact
 two-sided sign test's p-value over the battles that differ. The last line of stdout is the
 result as JSON. A tie counts as not won. A run still under way compares over the battles it has
-finished (its run.json names it)."""
+finished (its run.json names it). With several pairs, each is compared, then all their battles
+together: whether B is ahead of A over several opponents at once, each battle counted once (the
+last line is then {"pairs": [...], "pooled": {...}})."""
 from __future__ import annotations
 
 import argparse
@@ -36,16 +39,26 @@ def outcomes(run: Path) -> dict[int, bool]:
 def compare(a: dict[int, bool], b: dict[int, bool]) -> dict:
     """The paired comparison of two runs' outcomes over the battles both have."""
     common = sorted(set(a) & set(b))
-    n = len(common)
-    if not n:
+    if not common:
         raise ValueError("the runs have no battle in common (are their logs there?)")
-    a_only = sum(a[i] and not b[i] for i in common)
-    b_only = sum(b[i] and not a[i] for i in common)
+    return paired(len(common), sum(a[i] for i in common), sum(b[i] for i in common),
+                  sum(a[i] and not b[i] for i in common), sum(b[i] and not a[i] for i in common))
+
+
+def paired(n: int, a_wins: int, b_wins: int, a_only: int, b_only: int) -> dict:
+    """B - A over n paired battles from the counts: A's and B's wins, and the battles only one won."""
     diff = (b_only - a_only) / n
     se = math.sqrt(max(0.0, (a_only + b_only) / n - diff * diff) / n)
-    return {"battles": n, "a_win_rate": sum(a[i] for i in common) / n, "b_win_rate": sum(b[i] for i in common) / n,
+    return {"battles": n, "a_win_rate": a_wins / n, "b_win_rate": b_wins / n,
             "a_only": a_only, "b_only": b_only, "b_minus_a": diff,
             "b_minus_a_ci95": [diff - Z95 * se, diff + Z95 * se], "sign_test_p": sign_test(a_only, b_only)}
+
+
+def pooled(results: list[dict]) -> dict:
+    """Several pairs' comparisons as one over all their battles."""
+    total = lambda k: sum(r[k] for r in results)  # noqa: E731
+    wins = lambda side: round(sum(r[f"{side}_win_rate"] * r["battles"] for r in results))  # noqa: E731
+    return paired(total("battles"), wins("a"), wins("b"), total("a_only"), total("b_only"))
 
 
 def sign_test(x: int, y: int) -> float:
@@ -58,37 +71,52 @@ def sign_test(x: int, y: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("a", type=Path, help="head2head --outdir of player A")
-    ap.add_argument("b", type=Path, help="head2head --outdir of player B")
-    args = ap.parse_args(argv)
-    try:
-        runs = [recorded_run(d) for d in (args.a, args.b)]
-    except ValueError as e:
-        print(f"compare_runs: {e}", file=sys.stderr)
-        return 2
-    for d, run in zip((args.a, args.b), runs):
+def compare_dirs(a_dir: Path, b_dir: Path) -> dict:
+    """Runs a_dir and b_dir compared battle by battle; ValueError naming what is wrong."""
+    runs = [recorded_run(d) for d in (a_dir, b_dir)]
+    for d, run in zip((a_dir, b_dir), runs):
         if run is None:
-            print(f"compare_runs: {d} holds no head2head run (no run.json or results.json)", file=sys.stderr)
-            return 2
+            raise ValueError(f"{d} holds no head2head run (no run.json or results.json)")
     differs = [k for k in SAME if runs[0].get(k) != runs[1].get(k)]
     if differs:
-        print("compare_runs: not the same battles: " + ", ".join(
-            f"{k} {runs[1].get(k)!r} in {args.b} against {runs[0].get(k)!r} in {args.a}" for k in differs), file=sys.stderr)
-        return 2
-    try:
-        r = compare(outcomes(args.a), outcomes(args.b))
-    except ValueError as e:
-        print(f"compare_runs: {e}", file=sys.stderr)
-        return 2
-    r = {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r}
+        raise ValueError("not the same battles: " + ", ".join(
+            f"{k} {runs[1].get(k)!r} in {b_dir} against {runs[0].get(k)!r} in {a_dir}" for k in differs))
+    r = compare(outcomes(a_dir), outcomes(b_dir))
+    return {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r}
+
+
+def difference_line(r: dict) -> str:
     lo, hi = r["b_minus_a_ci95"]
-    print(f"{r['format']}, against {r['p2']}, seed {r['seed']}, {r['battles']} battles in both")
-    print(f"A {r['a']}: {r['a_win_rate']:.3f}   B {r['b']}: {r['b_win_rate']:.3f}")
-    print(f"only A won {r['a_only']}, only B won {r['b_only']}: B - A = {r['b_minus_a']:+.3f} "
-          f"({lo:+.3f} to {hi:+.3f}), sign test p = {r['sign_test_p']:.3f}")
-    print(json.dumps(r))
+    return (f"only A won {r['a_only']}, only B won {r['b_only']}: B - A = {r['b_minus_a']:+.3f} "
+            f"({lo:+.3f} to {hi:+.3f}), sign test p = {r['sign_test_p']:.3f}")
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("runs", type=Path, nargs="+", metavar="A B",
+                    help="head2head --outdir of player A, then of player B; more pairs to pool")
+    args = ap.parse_args(argv)
+    if len(args.runs) % 2:
+        print(f"compare_runs: runs come in pairs (A B), not {len(args.runs)} of them", file=sys.stderr)
+        return 2
+    results = []
+    for a_dir, b_dir in zip(args.runs[::2], args.runs[1::2]):
+        try:
+            results.append(compare_dirs(a_dir, b_dir))
+        except ValueError as e:
+            print(f"compare_runs: {e}", file=sys.stderr)
+            return 2
+    for r in results:
+        print(f"{r['format']}, against {r['p2']}, seed {r['seed']}, {r['battles']} battles in both")
+        print(f"A {r['a']}: {r['a_win_rate']:.3f}   B {r['b']}: {r['b_win_rate']:.3f}")
+        print(difference_line(r))
+    if len(results) == 1:
+        print(json.dumps(results[0]))
+        return 0
+    together = pooled(results)
+    print(f"pooled, {together['battles']} battles: A {together['a_win_rate']:.3f}   B {together['b_win_rate']:.3f}")
+    print(difference_line(together))
+    print(json.dumps({"pairs": results, "pooled": together}))
     return 0
 
 

@@ -258,6 +258,17 @@ class Head2HeadCliTest(unittest.TestCase):
         self.assertEqual(code, 0, err)
         self.assertEqual((one["a_only"], one["b_only"]), (1, 0) if first_won else (0, 1))
         self.assertAlmostEqual(one["b_minus_a"], -1 / 6 if first_won else 1 / 6)
+        # pairs pooled: the run against itself and against the turned one, 12 battles, 1 differing
+        code, err, both = run(out, out, out, turned)
+        self.assertEqual(code, 0, err)
+        self.assertEqual([p["battles"] for p in both["pairs"]], [6, 6])
+        self.assertEqual((both["pooled"]["battles"], both["pooled"]["a_only"], both["pooled"]["b_only"]),
+                         (12, 1, 0) if first_won else (12, 0, 1))
+        self.assertAlmostEqual(both["pooled"]["b_minus_a"], -1 / 12 if first_won else 1 / 12)
+        self.assertAlmostEqual(both["pooled"]["a_win_rate"], result["p1_wins"] / 6)
+        code, err, _ = run(out, out, turned)
+        self.assertEqual(code, 2)
+        self.assertIn("runs come in pairs", err)
         other = out / "seed9"
         other.mkdir()
         (other / "results.json").write_text(json.dumps({**result, "seed": 9}))
