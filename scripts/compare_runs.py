@@ -49,16 +49,14 @@ def paired(n: int, a_wins: int, b_wins: int, a_only: int, b_only: int) -> dict:
     """B - A over n paired battles from the counts: A's and B's wins, and the battles only one won."""
     diff = (b_only - a_only) / n
     se = math.sqrt(max(0.0, (a_only + b_only) / n - diff * diff) / n)
-    return {"battles": n, "a_win_rate": a_wins / n, "b_win_rate": b_wins / n,
+    return {"battles": n, "a_wins": a_wins, "b_wins": b_wins, "a_win_rate": a_wins / n, "b_win_rate": b_wins / n,
             "a_only": a_only, "b_only": b_only, "b_minus_a": diff,
             "b_minus_a_ci95": [diff - Z95 * se, diff + Z95 * se], "sign_test_p": sign_test(a_only, b_only)}
 
 
 def pooled(results: list[dict]) -> dict:
     """Several pairs' comparisons as one over all their battles."""
-    total = lambda k: sum(r[k] for r in results)  # noqa: E731
-    wins = lambda side: round(sum(r[f"{side}_win_rate"] * r["battles"] for r in results))  # noqa: E731
-    return paired(total("battles"), wins("a"), wins("b"), total("a_only"), total("b_only"))
+    return paired(*(sum(r[k] for r in results) for k in ("battles", "a_wins", "b_wins", "a_only", "b_only")))
 
 
 def sign_test(x: int, y: int) -> float:
