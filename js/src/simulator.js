@@ -87,6 +87,21 @@ export class Match {
     this.pump();                // (the simulator's |error| reaches the view here)
   }
 
+  /** Plays `choice`, a choice string as a saved battle's input log holds it, for `side`:
+   * replaying a recorded battle. A choice the simulator refuses is an error (the record does
+   * not fit this battle). */
+  replay(side, choice) {
+    const view = this.views[side];
+    if (!view.needsDecision) throw new BattleInputError(this.id, undefined, `${side} has no decision to make`);
+    if (typeof choice !== 'string' || !choice) throw new BattleInputError(this.id, undefined, `${side}: a choice is a string, got ${JSON.stringify(choice)}`);
+    view.needsDecision = false;
+    if (!this.sim.choose(side, choice)) {
+      const why = this.sim.getSide(side).choice.error;
+      throw new BattleInputError(this.id, undefined, `${side} choice '${choice}' refused by the simulator: ${why}`);
+    }
+    this.pump();
+  }
+
   /** The battle as Showdown's server saves it: the simulator's end record (winner, seed, teams,
    * input log) plus the spectators' log lines. */
   savedLog() {
@@ -148,14 +163,24 @@ export class Simulator {
   /** Plays [battle id, side, action] triples and starts `specs` (as start() does), then returns
    * every decision now waiting: one call per step of the whole batch. */
   step(actions, specs = []) {
+    return this.advance(actions, specs, (match, side, action) => match.act(side, action));
+  }
+
+  /** As step(), with recorded choice strings [battle id, side, choice] in place of action
+   * indices: a saved battle replayed (Match.replay). */
+  replay(choices, specs = []) {
+    return this.advance(choices, specs, (match, side, choice) => match.replay(side, choice));
+  }
+
+  advance(moves, specs, play) {
     const errors = [];
     const touched = new Set();
-    for (const [id, side, action] of actions) {
+    for (const [id, side, move] of moves) {
       const match = this.matches.get(id);
       try {
         if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
         if (!SIDES.includes(side)) throw new BattleInputError(id, undefined, `unknown side '${side}'`);
-        match.act(side, action);
+        play(match, side, move);
       } catch (e) {
         errors.push(errorRecord(id, side, e));
         // A broken match is ended so that it never stalls the others.

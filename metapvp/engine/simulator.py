@@ -24,6 +24,12 @@ class Simulator(V8Object):
         return self._step(self.v8.call(self.handle, "step", [[b, s, int(a)] for b, s, a in actions],
                                        list(start)))
 
+    def replay(self, choices, start: list[dict] = ()) -> Step:
+        """As step(), with recorded choice strings (battle id, side, choice) from a saved
+        battle's input log in place of action indices (metapvp/arena/replay.py)."""
+        return self._step(self.v8.call(self.handle, "replay", [[b, s, str(c)] for b, s, c in choices],
+                                       list(start)))
+
     def abort(self, ids=None) -> int:
         """Drops the running battles `ids` (default: every one); returns how many there were."""
         return self.v8.call(self.handle, "abort", None if ids is None else list(ids))
