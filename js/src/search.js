@@ -7,7 +7,8 @@
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
 // reached, or after `playOn` turns of both sides' hardest hits (greedy.js; no random rollouts):
 // by material or worth (evaluation.js), by the network's value of the position as the player would see
-// it, or a blend (`net`). Where the network values a node reached without turns played on it
+// it, or a blend (`net`: a share of each; `odds`: the network's change in win log-odds since the
+// root, times `odds`, added to material's log-odds, the root valued by the network first). Where the network values a node reached without turns played on it
 // also gives our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
 // options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js (material
@@ -51,8 +52,9 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // playOn: turns of hardest hits past a new position; paired: halving's cycles each in one world
 // from one draw of chance; steady: mean damage rolls and no critical hits (above); score: how a
 // leaf is scored, 'material' or 'worth', and boost its weight a stage (null: the scoring's own;
-// evaluation.js). (metapvp/players/search.py passes its own, the same.)
-export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, batch: 8,
+// evaluation.js); odds: the network's change in log-odds added to material's, times this (0:
+// none; see the top of this file). (metapvp/players/search.py passes its own, the same.)
+export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, odds: 0, batch: 8,
   weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material', boost: null};
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
@@ -137,7 +139,7 @@ function guarded(job, f) {
 
 /** One decision's search with material leaves, run to its budget at once (no network). */
 export function search(view, actions, prior, options = {}) {
-  const job = new Search(view, actions, prior, {...options, net: 0});
+  const job = new Search(view, actions, prior, {...options, net: 0, odds: 0});
   job.run();
   return job.result();
 }
@@ -149,7 +151,10 @@ class Search {
     const game = this.game = GAMES[view.battle.gameType];
     if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
-    if (o.net > 0 && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net 0 in doubles)');
+    if (!(o.odds >= 0 && o.odds <= 100)) throw new Error(`search: odds is a weight in [0, 100], not ${o.odds}`);
+    if (o.net > 0 && o.odds > 0) throw new Error('search: leaves are valued by a share (net) or by odds, not both');
+    this.networked = o.net > 0 || o.odds > 0;
+    if (this.networked && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net and odds 0 in doubles)');
     const weights = scoring(o.score, o.boost);  // a bad scoring fails here, named, whatever the decision
     this.view = view;
     this.actions = actions;
@@ -169,6 +174,7 @@ class Search {
       if (world) this.worlds.push(world);
     }
     this.nothing = !this.worlds.length;
+    if (!this.nothing && o.odds > 0) this.pending.push({root: true});  // the root's own win estimate, valued first
     if (this.nothing || !(o.halve > 1)) return;
     if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
     const searchable = actions.map((a, k) => k).filter(k => this.worlds.some(w => w.choices[k] !== null));
@@ -184,7 +190,7 @@ class Search {
   /** Visits until `batch` leaves wait for the network, or the budget is spent. */
   run() {
     const o = this.o;
-    while (this.budgetLeft() && this.pending.length < (o.net > 0 ? o.batch : 1)) {
+    while (this.budgetLeft() && this.pending.length < (this.networked ? o.batch : 1)) {
       let world = this.worlds[this.nodes % this.worlds.length], forced = null, random = this.random;
       if (this.halving) {
         // a round ends on every value known: the waiting leaves are valued first
@@ -199,7 +205,7 @@ class Search {
       this.nodes++;
       this.steps += leaf.steps;
       this.playedOn += leaf.playedOn;
-      if (o.net > 0 && !leaf.battle.ended) {
+      if (this.networked && !leaf.battle.ended) {
         addVisit(leaf, 0, true);  // virtual: counted, valued when the network answers
         this.pending.push(leaf);
       } else {
@@ -221,7 +227,12 @@ class Search {
    * probabilities there (the prior of our choices at that node). */
   give(leaf, win, probs) {
     this.pending.splice(this.pending.indexOf(leaf), 1);
-    const v = (1 - this.o.net) * leaf.material + this.o.net * win;
+    if (leaf.root) {
+      this.rootOdds = logit(win);
+      return;
+    }
+    const v = this.o.odds > 0 ? sigmoid(logit(leaf.material) + this.o.odds * (logit(win) - this.rootOdds))
+      : (1 - this.o.net) * leaf.material + this.o.net * win;
     addValue(leaf, v);
     // the network's probabilities are our prior at the leaf's node unless turns were played on
     if (probs && leaf.request && !leaf.playedOn && leaf.node.ourPrior === undefined) {
@@ -233,6 +244,7 @@ class Search {
   }
 
   leafView(leaf) {
+    if (leaf.root) return this.view;
     const {view, request} = leafView(this.view, leaf.battle, leaf.world.logStart, leaf.world.me);
     leaf.request = request;
     return view;
@@ -521,6 +533,10 @@ function priorsOf(battle, side, options, kind) {
   for (const o of options) out.set(o, out.get(o) / total);
   return out;
 }
+
+const EDGE = 1e-4;  // a certainty's log-odds are held at those of 1 - EDGE
+const logit = p => { const q = Math.min(1 - EDGE, Math.max(EDGE, p)); return Math.log(q / (1 - q)); };
+const sigmoid = x => 1 / (1 + Math.exp(-x));
 
 /** A small seeded generator of numbers in [0, 1). */
 function mulberry32(seed) {

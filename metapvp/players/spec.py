@@ -34,6 +34,9 @@
   searchNxW:MODEL                           the same over W drawn worlds (2 without one)
   searchNvV:MODEL                           new positions valued V by the model's value head and
                                             1 - V by material (0 to 1)
+  searchNlL:MODEL                           new positions valued by material's log-odds plus L
+                                            times the change in the model's win log-odds since
+                                            the root (0 to 100)
   searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
                                             default: by how hard each move hits)
   searchNhM:MODEL                           our choices at the root searched by sequential
@@ -146,7 +149,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
     if re.match(r"search[0-9msxvfudhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -219,14 +222,15 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:l([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV|lL][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
-    by the network and 1 - V by material, the foe's prior uniform (u) or by damage (d), our root
+    by the network and 1 - V by material (or with lL material's log-odds plus L times the network's
+    change in win log-odds since the root), the foe's prior uniform (u) or by damage (d), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
     value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
     played past each new position before it is valued, with c each cycle of halving in one world
@@ -242,23 +246,25 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     nodes, ms = (0, budget) if m.group(2) else (budget, 0)
     worlds = int(m.group(3) or DEFAULT_WORLDS)
     net = _number(m.group(4), DEFAULT_NET)
-    halve = int(m.group(6)) if m.group(6) else DEFAULT_HALVE
-    weight = _number(m.group(7), DEFAULT_WEIGHT)
-    play_on = int(m.group(8)) if m.group(8) else DEFAULT_PLAY_ON
-    boost = _number(m.group(12), None)
-    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= weight <= 1000 \
+    odds = _number(m.group(5), 0.0)
+    halve = int(m.group(7)) if m.group(7) else DEFAULT_HALVE
+    weight = _number(m.group(8), DEFAULT_WEIGHT)
+    play_on = int(m.group(9)) if m.group(9) else DEFAULT_PLAY_ON
+    boost = _number(m.group(13), None)
+    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= odds <= 100 \
+            or (net and odds) or not 0 <= weight <= 1000 \
             or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3 \
             or not (boost is None or 0 <= boost <= MAX_BOOST):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
-                        f"the network's share of a leaf's value from 0 to 1, a value weight from 0 to 1000 and "
+                        f"the network's share of a leaf's value from 0 to 1 or its odds' weight from 0 to 100 (not both), a value weight from 0 to 1000 and "
                         f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on, "
                         f"a weight a stage from 0 to {MAX_BOOST:g}")
-    foe = FOE_PRIORS[m.group(5) or "d"]
-    paired = bool(m.group(9))
-    steady = bool(m.group(10))
-    score = "worth" if m.group(11) else "material"
-    scripted = ROOT_SCRIPTS if m.group(13) else ()
-    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, foe=foe,
+    foe = FOE_PRIORS[m.group(6) or "d"]
+    paired = bool(m.group(10))
+    steady = bool(m.group(11))
+    score = "worth" if m.group(12) else "material"
+    scripted = ROOT_SCRIPTS if m.group(14) else ()
+    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, odds=odds, foe=foe,
                         weight=weight, halve=halve, play_on=play_on, paired=paired, steady=steady,
                         score=score, boost=boost, scripted=scripted,
                         seed=seed)

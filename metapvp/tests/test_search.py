@@ -245,6 +245,51 @@ class BudgetTest(unittest.TestCase):
         self.assertNotEqual(half["values"], worth["values"])
         self.assertIn("boost is a weight a stage", bad_boost["error"])
 
+    def test_odds_add_the_networks_change_since_the_root_to_material(self):
+        """With `odds` a leaf is valued by material's log-odds plus `odds` times the change in the
+        network's win log-odds from the root (valued first): where the estimate never changes,
+        the values are material's; where every leaf looks better to it than the root, they rise."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            calls = []
+
+            def network(root, leaves):
+                def evaluate(obs):
+                    n = len(obs["action.mask"])
+                    win = np.full(n, leaves)
+                    if not calls:
+                        win[0] = root
+                    calls.append(n)
+                    return np.zeros(obs["action.mask"].shape), win
+                return evaluate
+
+            def search(options, evaluate=None):
+                calls.clear()
+                return sim.search([key], [legal], [prior], [5], {"nodes": 32, "halve": 4, "weight": 16, "batch": 1,
+                                                                   **options}, evaluate)[0]
+            material = search({})
+            level = search({"odds": 3}, network(0.3, 0.3))
+            self.assertEqual(calls[0], 1)             # the root alone first
+            self.assertEqual(sum(calls), 1 + 32)  # then each leaf (none of them ends the battle)
+            rising = search({"odds": 3}, network(0.5, 0.8))
+            for r in (level, rising):
+                self.assertEqual(r["nodes"], 32)
+                self.assertEqual(sum(r["visits"]), 32)
+            self.assertEqual(level["visits"], material["visits"])
+            for a, b in zip(level["values"], material["values"]):
+                if b is None:
+                    self.assertIsNone(a)
+                else:
+                    self.assertAlmostEqual(a, b, places=6)
+            mean = lambda r: sum(n * v for n, v in zip(r["visits"], r["values"]) if n) / sum(r["visits"])  # noqa: E731
+            self.assertGreater(mean(rising), mean(material) + 0.1)
+            both = search({"odds": 3, "net": 0.5}, network(0.5, 0.5))
+            self.assertIn("not both", both["error"])
+        finally:
+            sim.close()
+
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
         try:
@@ -263,6 +308,9 @@ class SearchPlayerTest(unittest.TestCase):
         p = make_player("search150ms:agent")
         self.assertEqual((p.options["nodes"], p.options["ms"]), (0, 150))
         self.assertEqual(make_player("search16x2v0.25:agent").options["net"], 0.25)
+        self.assertEqual([(make_player(s).options["net"], make_player(s).options["odds"]) for s in
+                          ("search:agent", "search16l3:agent", "search64x2l0.5h4q16p1:agent")],
+                         [(0.0, 0.0), (0.0, 3.0), (0.0, 0.5)])
         self.assertEqual([make_player(s).options["foe"] for s in ("search:agent", "search64fu:agent", "search8v1fd:agent")],
                          ["damage", "uniform", "damage"])
         specs = ("search:agent", "search64h0:agent", "search64h0q0:agent", "search8fuq2.5:agent", "search64h3q4:agent",
@@ -288,7 +336,8 @@ class SearchPlayerTest(unittest.TestCase):
         for bad in ("search:", "search:nothing.zip", "search8sp1:agent", "search0:agent", "search8x0:agent", "search8v2:agent",
                     "search8v0..1:agent", "search8fx:agent", "search8q:agent", "search8q1.2.3:agent", "search8h1:agent",
                     "search8q0:agent", "search8h17:agent", "search8p4:agent", "search8p:agent",
-                    "search8w0..1:agent", "search8w11:agent", "search8sw:agent"):
+                    "search8w0..1:agent", "search8w11:agent", "search8sw:agent", "search8v0.5l3:agent",
+                    "search8l101:agent", "search8l:agent"):
             with self.subTest(spec=bad), self.assertRaises(SpecError):
                 make_player(bad)
         for bad in ("search8fx:agent", "search64v0.5x2:agent", "search64sc:agent", "search64ec:agent", "search64sw:agent"):   # the second: settings out of order
@@ -372,6 +421,8 @@ class DoublesSearchTest(unittest.TestCase):
     def test_the_network_does_not_value_doubles_leaves(self):
         with self.assertRaisesRegex(ValueError, "singles only"):
             make_player("search8v0.5:agent", fmt="gen9randomdoublesbattle")
+        with self.assertRaisesRegex(ValueError, "singles only"):
+            make_player("search8l3:agent", fmt="gen9randomdoublesbattle")
 
     def test_the_search_player_plays_random_doubles_on_every_backend(self):
         for name in BACKENDS:
