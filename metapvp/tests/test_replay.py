@@ -1,11 +1,17 @@
 """Saved battles replayed from their seed and input log (metapvp/arena/replay.py): each side's
 observations come back as the player saw them in the battle itself, and a record that does not
 fit its battle is named with why."""
+import gzip
 import json
+import subprocess
+import sys
+import tempfile
 import unittest
+from pathlib import Path
 
 import numpy as np
 
+from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.arena.replay import recorded_choices, replay
 from metapvp.players.scripted import RandomPlayer
@@ -88,6 +94,33 @@ class ReplayTest(unittest.TestCase):
 
 class SinglesReplayTest(ReplayTest):
     fmt = "gen9randombattle"
+
+    def test_the_value_study_scores_every_position_of_the_runs(self):
+        """scripts/value_study.py over a run's saved battles: every position of every battle won
+        by one side is scored; a folder without battle logs is refused by name."""
+        with tempfile.TemporaryDirectory() as tmp:
+            logs = Path(tmp) / "logs"
+            logs.mkdir()
+            for i, saved in self.saved.items():
+                with gzip.open(logs / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
+                    json.dump(saved, f)
+            study = [sys.executable, "scripts/value_study.py"]
+            proc = subprocess.run(study + [tmp, "--epochs", "1", "--holdout", "0.5"], capture_output=True, text=True,
+                                  cwd=ROOT, timeout=300)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            out = json.loads(proc.stdout.strip().splitlines()[-1])
+            decided = [r for r in replay(sorted(self.saved.items())) if r.winner]
+            self.assertEqual(out["battles"], len(decided))
+            self.assertEqual(out["positions"], sum(len(r.positions) for r in decided))
+            self.assertGreater(out["held_out"], 0)
+            self.assertLess(out["held_out"], out["positions"])
+            for name in ("base rate", "material (HP lead, fitted)", "win estimate as shipped", "both (fitted)",
+                         "win estimate fine-tuned"):
+                self.assertTrue(0 < out["scores"][name]["log_loss"] < 5, (name, out["scores"][name]))
+            missing = subprocess.run(study + [str(Path(tmp) / "logs")], capture_output=True, text=True, cwd=ROOT,
+                                     timeout=60)
+            self.assertEqual(missing.returncode, 2)
+            self.assertIn("no logs/ folder", missing.stderr)
 
 
 if __name__ == "__main__":
