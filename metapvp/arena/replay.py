@@ -60,6 +60,8 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
            sides=("p1", "p2")) -> Iterator[Replayed]:
     """Replays (battle number, saved battle) pairs (runner.read_logs), `concurrency` at a time,
     all of one format; yields each as it ends, with the positions of `sides`."""
+    if concurrency < 1 or not sides or not set(sides) <= {"p1", "p2"}:
+        raise ValueError(f"replay: concurrency >= 1 and sides among p1, p2, got {concurrency} and {sides!r}")
     pending = iter(battles)
     sim = None
     live: dict[str, tuple[Replayed, dict[str, list[str]]]] = {}

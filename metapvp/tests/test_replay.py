@@ -85,6 +85,11 @@ class ReplayTest(unittest.TestCase):
         self.assertIn("left", got[3].error)
         self.assertIn("only random formats", got[4].error)
 
+    def test_bad_settings_are_refused(self):
+        for kw in ({"concurrency": 0}, {"sides": ("p3",)}, {"sides": ()}):
+            with self.subTest(**kw), self.assertRaisesRegex(ValueError, "replay: concurrency"):
+                list(replay([(0, self.saved[0])], **kw))
+
     def test_recorded_choices_are_each_sides_in_order(self):
         saved = {"inputLog": ['>start {"formatid":"gen9randombattle"}', '>player p1 {"name":"a"}',
                               ">p1 move tackle", ">p2 switch 3", ">p2 move 1 terastallize", ">p1 switch 2"]}
