@@ -61,8 +61,8 @@ class SearchPlayer(GuidedPlayer):
     `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `odds`: instead of a share, the network's change in win log-odds from the root
-    to the leaf, times `odds`, added to material's log-odds (0: none); `weight`: how the action is chosen (0: the one visited most; above 0, see the top
-    of this module); `halve`: sequential halving at the root over that many candidates (0: none;
+    to the leaf, times `odds`, added to material's log-odds (0: none); `weight`: how the action
+    is chosen (0: the one visited most; above 0, see the top of this module); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
     before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
     candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
