@@ -9,7 +9,8 @@
 // by material or worth (evaluation.js), by the network's value of the position as the player would see
 // it, or a blend (`net`: a share of each; `odds`: the network's change in win log-odds since the
 // root, times `odds`, added to material's log-odds, the root valued by the network first). Where
-// the network values a node reached without turns played on it also gives our prior there; elsewhere, and for the foe, a prior from how hard each move hits.
+// the network values a node reached without turns played on it also gives our prior there;
+// elsewhere, and for the foe, a prior from how hard each move hits.
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
 // options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js (material
 // leaves only).
