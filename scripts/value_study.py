@@ -61,14 +61,12 @@ def positions(dirs, contract: str, limit: int | None):
 
 
 def hp_lead(obs: dict, c: contracts.Contract) -> np.ndarray:
-    """Own HP shares less the foe's, as the player sees them; a foe Pokemon not yet seen counts
-    as whole."""
+    """Own HP shares less the foe's, as the player sees them (a foe Pokemon not yet seen is a
+    present row at whole HP in the contract)."""
     flags = obs["pokemon.flags"]
     alive = (flags[..., c.column("pokemon.flags", "present")] > 0) & (flags[..., c.column("pokemon.flags", "fainted")] == 0)
     hp = np.where(alive, obs["pokemon.hp"].astype(np.float64), 0.0)
-    counts = obs["side.counts"]
-    unseen = counts[:, 1, c.column("side.counts", "team_size")] - counts[:, 1, c.column("side.counts", "seen")]
-    return hp[:, 0].sum(-1) - hp[:, 1].sum(-1) - np.maximum(unseen, 0)
+    return hp[:, 0].sum(-1) - hp[:, 1].sum(-1)
 
 
 @torch.no_grad()
