@@ -19,6 +19,7 @@ both sides of the split. A battle whose replay fails its record is reported and 
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import sys
 import time
@@ -43,7 +44,7 @@ def positions(dirs, contract: str, limit: int | None):
     number of battles, failures)."""
     rows, outcome, keys, battles, failed = [], [], [], 0, []
     for d in dirs:
-        run = list(read_logs(d))[:limit]
+        run = list(itertools.islice(read_logs(d), limit))
         seeds = {i: str(b.get("seed")) for i, b in run}
         for r in replay(run, contract=contract):
             if r.error:
@@ -104,10 +105,10 @@ def scores(p: np.ndarray, y: np.ndarray) -> dict:
 
 
 def fine_tune(model, obs, y, idx, epochs: int, lr: float, seed: int, batch: int = 256):
-    """The network's torso and win head trained on the outcome of positions `idx` (BCE); the
-    observation statistics stay as saved."""
+    """The network trained on the outcome of positions `idx` (BCE on the win logit, so only the
+    torso and the win head move); the observation statistics stay as saved."""
     gen = torch.Generator().manual_seed(seed)
-    params = [p for n, p in model.named_parameters() if not n.startswith(("move_head", "switch_head", "critic"))]
+    params = list(model.parameters())
     opt = torch.optim.Adam(params, lr=lr)
     for epoch in range(epochs):
         model.train()

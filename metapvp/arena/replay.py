@@ -66,8 +66,9 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
     sim = None
     live: dict[str, tuple[Replayed, dict[str, list[str]]]] = {}
 
-    def refill() -> list[dict]:
-        specs = []
+    def refill() -> tuple[list[dict], list[Replayed]]:
+        """Start specs for battles up to `concurrency` live, and the records refused on the way."""
+        specs, refused = [], []
         while len(live) < concurrency:
             nxt = next(pending, None)
             if nxt is None:
@@ -79,16 +80,14 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
                 specs.append(battle_spec(bid, saved))
             except ValueError as e:
                 rec.error = f"battle {index}: {e}"
-                failed.append(rec)
+                refused.append(rec)
                 continue
             live[bid] = (rec, recorded_choices(saved))
-        return specs
+        return specs, refused
 
-    failed: list[Replayed] = []
     try:
-        start = refill()
-        yield from failed
-        failed.clear()
+        start, refused = refill()
+        yield from refused
         if not live:
             return
         fmt = start[0]["format"]
@@ -130,9 +129,8 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
             if broken:
                 sim.abort(broken)
                 choices = [c for c in choices if c[0] not in broken]
-            more = refill()
-            yield from failed
-            failed.clear()
+            more, refused = refill()
+            yield from refused
             if not live:
                 break
             step = sim.replay(choices, more)
