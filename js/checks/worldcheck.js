@@ -149,22 +149,23 @@ function disagreements(view, battle, me, lead) {
   return problems;
 }
 
-/** checkLeaves: at each turn of random battles where both sides choose, each side's leaf view
+/** checkLeaves: at each turn of random battles (singles or doubles) where both sides choose, each side's leaf view
  * of the true battle after the real choices against its own view after the turn, record by record.
  * {compared, differ, examples: [{battle, turn, features: names that differ}]}. */
 export function checkLeaves({format, battles, seed, contract}) {
   const prng = new PRNG(seed);
   const out = {format, compared: 0, differ: 0, examples: []};
   const records = new RecordBuffer(contract, 2);
-  const mask = new Uint8Array(NUM_ACTIONS);
-  const pick = view => {
-    writeMask(view.request, mask, 0);
-    const legal = [];
-    for (let a = 0; a < NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
-    return legal.length ? legal[prng.random(legal.length)] : 0;
-  };
   for (let b = 0; b < battles; b++) {
     const match = new Match(`leaf-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const table = match.sim.gameType === 'doubles' ? doubles : {writeMask, NUM_ACTIONS, choiceFor};
+    const mask = new Uint8Array(table.NUM_ACTIONS);
+    const pick = view => {
+      table.writeMask(view.request, mask, 0);
+      const legal = [];
+      for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+      return legal.length ? legal[prng.random(legal.length)] : 0;
+    };
     while (!match.ended) {
       const [v1, v2] = [match.views.p1, match.views.p2];
       const both = v1.needsDecision && v2.needsDecision && v1.request.active && v2.request.active;
@@ -174,8 +175,8 @@ export function checkLeaves({format, battles, seed, contract}) {
         const copy = SimBattle.fromJSON(JSON.stringify(match.sim.toJSON()));
         copy.send = () => {};
         const logStart = copy.log.length;
-        copy.choose('p1', choiceFor(v1.request, actions.p1));
-        copy.choose('p2', choiceFor(v2.request, actions.p2));
+        copy.choose('p1', table.choiceFor(v1.request, actions.p1));
+        copy.choose('p2', table.choiceFor(v2.request, actions.p2));
         leaves = {p1: leafView(v1, copy, logStart, 0).view, p2: leafView(v2, copy, logStart, 1).view};
       }
       for (const side of ['p1', 'p2']) if (actions[side] !== null) match.act(side, actions[side]);

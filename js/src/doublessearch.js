@@ -75,6 +75,13 @@ export const DOUBLES = {
     for (const o of options) out.set(o, out.get(o) / total);
     return out;
   },
+
+  /** No prior from the network below the root: our options there are hardest-hit pairs, which
+   * its action table's probabilities do not name one by one ('undefined': the node keeps
+   * `priors`). */
+  networkPrior() {
+    return undefined;
+  },
 };
 
 const hits = (battle, side, k) => positionOptions(battle, side, k, OPTIONS);

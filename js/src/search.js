@@ -9,11 +9,11 @@
 // by material or worth (evaluation.js), by the network's value of the position as the player would see
 // it, or a blend (`net`: a share of each; `odds`: the network's change in win log-odds since the
 // root, times `odds`, added to material's log-odds, the root valued by the network first). Where
-// the network values a node reached without turns played on it also gives our prior there;
+// the network values a node reached without turns played on it also gives our prior there (in
+// singles: below the doubles root our options are hardest-hit pairs);
 // elsewhere, and for the foe, a prior from how hard each move hits.
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
-// options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js (material
-// leaves only).
+// options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js.
 //
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
@@ -155,7 +155,6 @@ class Search {
     if (!(o.odds >= 0 && o.odds <= 100)) throw new Error(`search: odds is a weight in [0, 100], not ${o.odds}`);
     if (o.net > 0 && o.odds > 0) throw new Error('search: leaves are valued by a share (net) or by odds, not both');
     this.networked = o.net > 0 || o.odds > 0;
-    if (this.networked && game !== SINGLES) throw new Error('search: the network values leaves in singles only (net and odds 0 in doubles)');
     const weights = scoring(o.score, o.boost);  // a bad scoring fails here, named, whatever the decision
     this.view = view;
     this.actions = actions;
@@ -237,10 +236,7 @@ class Search {
     addValue(leaf, v);
     // the network's probabilities are our prior at the leaf's node unless turns were played on
     if (probs && leaf.request && !leaf.playedOn && leaf.node.ourPrior === undefined) {
-      const legal = legalChoices(leaf.request);
-      let total = 0;
-      for (const a of Object.keys(legal)) total += probs[a] || 0;
-      leaf.node.ourPrior = new Map(Object.entries(legal).map(([a, c]) => [c, total > 0 ? (probs[a] || 0) / total : 0]));
+      leaf.node.ourPrior = this.game.networkPrior(leaf.request, probs);
     }
   }
 
@@ -493,6 +489,13 @@ const SINGLES = {
   choice: (req, a, start) => ourChoice(req, a, start.slots),
   options: (battle, side) => optionsOf(side),
   priors: priorsOf,
+  /** The network's action probabilities `probs` as a prior over our legal choices at `request`. */
+  networkPrior(request, probs) {
+    const legal = legalChoices(request);
+    let total = 0;
+    for (const a of Object.keys(legal)) total += probs[a] || 0;
+    return new Map(Object.entries(legal).map(([a, c]) => [c, total > 0 ? (probs[a] || 0) / total : 0]));
+  },
 };
 const GAMES = {singles: SINGLES, doubles: DOUBLES};
 

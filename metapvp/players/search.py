@@ -25,8 +25,9 @@ The budget is visits (`nodes`: the same seed gives the same choice every time) o
 
 In doubles (js/src/doublessearch.js) our root candidates are the joint actions pairing each
 position's three likeliest actions (the policy's marginals, as the lookahead pairs them), below
-the root each side chooses among its positions' two hardest hits, and leaves are valued by
-material alone.
+the root each side chooses among its positions' two hardest hits; leaves are valued as in
+singles, but the network's policy gives no prior below the root (the options there are
+hardest-hit pairs, not the action table's).
 
 With `scripted` players named (the spec's `s`: `heuristic` and `maxdamage`), each one's choice at
 the decision joins our root candidates with the prior of the policy's likeliest action, so the
@@ -88,9 +89,6 @@ class SearchPlayer(GuidedPlayer):
                              f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}, "
                              f"boost={boost}")
         super().__init__(policy)
-        if self.game_type == "doubles" and (net > 0 or odds > 0):
-            raise ValueError(f"search: the network values leaves in singles only; {policy.name} plays doubles "
-                             f"(net and odds must be 0, got {net} and {odds})")
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
                         "net": float(net), "odds": float(odds), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),

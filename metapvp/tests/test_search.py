@@ -80,18 +80,21 @@ class GoldenBattleSearchTest(unittest.TestCase):
 class LeafEncodingTest(unittest.TestCase):
     def test_a_leaf_encodes_as_the_players_own_view_of_the_same_position(self):
         """js/checks/worldcheck.js checkLeaves: the true battle copied, the turn played with the
-        real choices and chances; each side's leaf view against its own view after the turn."""
-        v8 = checks_context()
-        for f in ("gen9randombattle", "gen7randombattle", "gen4randombattle", "gen1randombattle"):
+        real choices and chances; each side's leaf view against its own view after the turn, in
+        singles (four generations) and doubles (two)."""
+        singles, doubles = checks_context(), checks_context("doubles-v2")
+        for v8, f in [(singles, "gen9randombattle"), (singles, "gen7randombattle"), (singles, "gen4randombattle"),
+                      (singles, "gen1randombattle"), (doubles, "gen9randomdoublesbattle"),
+                      (doubles, "gen8randomdoublesbattle")]:
             with self.subTest(format=f):
                 r = v8.checks("checkLeaves", {"format": f, "battles": 2, "seed": [2, 7, 1, 8]})
                 self.assertGreater(r["compared"], 40)
                 self.assertEqual(r["differ"], 0, r["examples"])
 
 
-def first_decision(sim: Simulator):
-    """A battle started on `sim` and p1's first decision: (key, legal actions)."""
-    step = sim.start([{"id": "s-1", "format": "gen9randombattle", "seed": "5,6,7,8"}])
+def first_decision(sim: Simulator, fmt: str = "gen9randombattle"):
+    """A battle of `fmt` started on `sim` and p1's first decision: (key, legal actions)."""
+    step = sim.start([{"id": "s-1", "format": fmt, "seed": "5,6,7,8"}])
     d = next(d for d in step.decisions if d.side == "p1")
     return (d.battle, d.side), np.flatnonzero(step.obs["action.mask"][d.row])
 
@@ -252,41 +255,7 @@ class BudgetTest(unittest.TestCase):
         sim = Simulator("singles-v2")
         try:
             key, legal = first_decision(sim)
-            prior = [1 / len(legal)] * len(legal)
-            calls = []
-
-            def network(root, leaves):
-                def evaluate(obs):
-                    n = len(obs["action.mask"])
-                    win = np.full(n, leaves)
-                    if not calls:
-                        win[0] = root
-                    calls.append(n)
-                    return np.zeros(obs["action.mask"].shape), win
-                return evaluate
-
-            def search(options, evaluate=None):
-                calls.clear()
-                return sim.search([key], [legal], [prior], [5], {"nodes": 32, "halve": 4, "weight": 16, "batch": 1,
-                                                                   **options}, evaluate)[0]
-            material = search({})
-            level = search({"odds": 3}, network(0.3, 0.3))
-            self.assertEqual(calls[0], 1)             # the root alone first
-            self.assertEqual(sum(calls), 1 + 32)  # then each leaf (none of them ends the battle)
-            rising = search({"odds": 3}, network(0.5, 0.8))
-            for r in (level, rising):
-                self.assertEqual(r["nodes"], 32)
-                self.assertEqual(sum(r["visits"]), 32)
-            self.assertEqual(level["visits"], material["visits"])
-            for a, b in zip(level["values"], material["values"]):
-                if b is None:
-                    self.assertIsNone(a)
-                else:
-                    self.assertAlmostEqual(a, b, places=6)
-            mean = lambda r: sum(n * v for n, v in zip(r["visits"], r["values"]) if n) / sum(r["visits"])  # noqa: E731
-            self.assertGreater(mean(rising), mean(material) + 0.1)
-            both = search({"odds": 3, "net": 0.5}, network(0.5, 0.5))
-            self.assertIn("not both", both["error"])
+            check_odds(self, sim, key, legal, {"halve": 4, "weight": 16})
         finally:
             sim.close()
 
@@ -418,16 +387,60 @@ class DoublesSearchTest(unittest.TestCase):
         self.assertEqual(sum(found["visits"]), 48)
         sim.abort()
 
-    def test_the_network_does_not_value_doubles_leaves(self):
-        with self.assertRaisesRegex(ValueError, "singles only"):
-            make_player("search8v0.5:agent", fmt="gen9randomdoublesbattle")
-        with self.assertRaisesRegex(ValueError, "singles only"):
-            make_player("search8l3:agent", fmt="gen9randomdoublesbattle")
+    def test_odds_add_the_networks_change_since_the_root_to_material_in_doubles(self):
+        sim = Simulator("doubles-v2")
+        try:
+            key, legal = first_decision(sim, "gen9randomdoublesbattle")
+            check_odds(self, sim, key, legal[::len(legal) // 4][:4], {"halve": 4, "weight": 16})
+        finally:
+            sim.close()
 
     def test_the_search_player_plays_random_doubles_on_every_backend(self):
-        for name in BACKENDS:
-            with self.subTest(backend=name):
-                check_plays(self, name, "search16h8s:agent", "maxdamage", "gen9randomdoublesbattle")
+        for name, spec in [(b, s) for b in BACKENDS for s in ("search16h8s:agent", "search8l1.4h8s:agent")]:
+            with self.subTest(backend=name, spec=spec):
+                check_plays(self, name, spec, "maxdamage", "gen9randomdoublesbattle")
+
+
+def check_odds(test, sim, key, legal, root_options):
+    """The same seeded search of `key`'s decision (32 visits, `root_options`) by material, and
+    with `odds` 3 under a stand-in network whose win estimate is the same everywhere (values
+    equal to material's) or higher at every leaf than at the root (values above material's);
+    odds and a share together are refused by name."""
+    prior = [1 / len(legal)] * len(legal)
+    calls = []
+
+    def network(root, leaves):
+        def evaluate(obs):
+            n = len(obs["action.mask"])
+            win = np.full(n, leaves)
+            if not calls:
+                win[0] = root
+            calls.append(n)
+            return np.zeros(obs["action.mask"].shape), win
+        return evaluate
+
+    def search(options, evaluate=None):
+        calls.clear()
+        return sim.search([key], [legal], [prior], [5], {"nodes": 32, "batch": 1, **root_options, **options},
+                          evaluate)[0]
+    material = search({})
+    level = search({"odds": 3}, network(0.3, 0.3))
+    test.assertEqual(calls[0], 1)             # the root alone first
+    test.assertEqual(sum(calls), 1 + 32)  # then each leaf (none of them ends the battle)
+    rising = search({"odds": 3}, network(0.5, 0.8))
+    for r in (level, rising):
+        test.assertEqual(r["nodes"], 32)
+        test.assertEqual(sum(r["visits"]), 32)
+    test.assertEqual(level["visits"], material["visits"])
+    for a, b in zip(level["values"], material["values"]):
+        if b is None:
+            test.assertIsNone(a)
+        else:
+            test.assertAlmostEqual(a, b, places=6)
+    mean = lambda r: sum(n * v for n, v in zip(r["visits"], r["values"]) if n) / sum(r["visits"])  # noqa: E731
+    test.assertGreater(mean(rising), mean(material) + 0.1)
+    both = search({"odds": 3, "net": 0.5}, network(0.5, 0.5))
+    test.assertIn("not both", both["error"])
 
 
 def check_plays(test, backend_name, spec, foe_spec, fmt):
