@@ -8,7 +8,8 @@ each player decided at, as that player saw it, and scores on held-out battles:
 - material: a logistic fit of the outcome on the lead in HP (own Pokemon's HP shares less the
   foe's, a foe not yet seen counting as whole), fitted on the other battles;
 - the network's win estimate as shipped;
-- both together (a logistic fit on the lead and the estimate's logit);
+- both together (a logistic fit on the lead and the estimate's logit; the proportion of the
+  two, on the scale of material's log-odds in the search, is the search's `lL`);
 - the win estimate fine-tuned on the other battles' positions (`--epochs`; 0 to skip).
 
 Battles are split by their seed, so runs that played the same battles never put one battle on
@@ -33,15 +34,17 @@ import torch.nn.functional as F
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from metapvp import contract as contracts  # noqa: E402
+from metapvp.arena.match import first_seat  # noqa: E402
 from metapvp.arena.replay import replay  # noqa: E402
 from metapvp.arena.runner import read_logs  # noqa: E402
 from metapvp.models import load_model, to_tensors  # noqa: E402
 from metapvp.players.spec import shipped_model  # noqa: E402
 
 
-def positions(dirs, contract: str, limit: int | None):
+def positions(dirs, contract: str, limit: int | None, player: str = "both"):
     """-> (obs arrays stacked, outcome per position (1 won, 0 lost), battle key per position,
-    number of battles, failures)."""
+    number of battles, failures). `player`: whose positions, head2head's --p1 ('p1'), its --p2
+    ('p2'), or both seats' ('both'); the two swap seats every battle (first_seat)."""
     rows, outcome, keys, battles, failed = [], [], [], 0, []
     for d in dirs:
         run = list(itertools.islice(read_logs(d), limit))
@@ -54,6 +57,8 @@ def positions(dirs, contract: str, limit: int | None):
                 continue  # a tie teaches neither side
             battles += 1
             for p in r.positions:
+                if player != "both" and (p.side == first_seat(r.index)) != (player == "p1"):
+                    continue
                 rows.append(p.obs)
                 outcome.append(1.0 if p.side == r.winner else 0.0)
                 keys.append(seeds[r.index])
@@ -68,6 +73,11 @@ def hp_lead(obs: dict, c: contracts.Contract) -> np.ndarray:
     alive = (flags[..., c.column("pokemon.flags", "present")] > 0) & (flags[..., c.column("pokemon.flags", "fainted")] == 0)
     hp = np.where(alive, obs["pokemon.hp"].astype(np.float64), 0.0)
     return hp[:, 0].sum(-1) - hp[:, 1].sum(-1)
+
+
+# The search's material value of a lead of x healthy Pokemon is (1 + tanh(1.2 x)) / 2
+# (js/src/evaluation.js), whose log-odds are 2.4 x.
+MATERIAL_LOGIT_PER_BAR = 2.4
 
 
 @torch.no_grad()
@@ -136,6 +146,8 @@ def main(argv=None):
     ap.add_argument("--epochs", type=int, default=2, help="fine-tuning epochs (0: none)")
     ap.add_argument("--lr", type=float, default=1e-4)
     ap.add_argument("--limit", type=int, help="battles per run at most")
+    ap.add_argument("--player", choices=("both", "p1", "p2"), default="both",
+                    help="whose positions: head2head's --p1, its --p2, or both (default)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--save", help="write the fine-tuned model's weights here (a torch state dict)")
     args = ap.parse_args(argv)
@@ -149,14 +161,14 @@ def main(argv=None):
     cname = meta["contract"]["name"]
     c = contracts.load(cname)
     t0 = time.time()
-    obs, y, keys, battles, failed = positions(args.dirs, cname, args.limit)
+    obs, y, keys, battles, failed = positions(args.dirs, cname, args.limit, args.player)
     for f in failed:
         print("replay failed:", f)
     if not len(y):
         sys.exit("no positions: every replay failed or tied")
     held = np.array([zlib.crc32(f"{args.seed}:{k}".encode()) % 10_000 < args.holdout * 10_000 for k in keys])
     tr, te = np.flatnonzero(~held), np.flatnonzero(held)
-    print(f"{fmt}: {battles} battles replayed ({len(failed)} failed), {len(y)} positions "
+    print(f"{fmt}: {battles} battles replayed ({len(failed)} failed), {len(y)} positions of {args.player} "
           f"({len(tr)} to fit, {len(te)} held out, by battle seed), {time.time() - t0:.0f} s")
     lead = hp_lead(obs, c)
     logit = win_logits(model, obs)
@@ -179,8 +191,10 @@ def main(argv=None):
     for name, p in rows.items():
         s = out[name] = scores(p, y[te])
         print(f"| {name} | {s['log_loss']:.4f} | {s['brier']:.4f} | {s['accuracy']:.3f} |")
-    print(f"\nmaterial fit: {w_m[0]:.3f} per HP bar; both: {w_b[0]:.3f} per HP bar, {w_b[1]:.3f} per unit of logit")
-    print(json.dumps({"format": fmt, "battles": battles, "positions": len(y), "held_out": len(te), "scores": out}))
+    print(f"\nmaterial fit: {w_m[0]:.3f} per HP bar; both: {w_b[0]:.3f} per HP bar, {w_b[1]:.3f} per unit of logit "
+          f"(the search's lL at that proportion: L = {MATERIAL_LOGIT_PER_BAR * w_b[1] / w_b[0]:.2f})")
+    print(json.dumps({"format": fmt, "player": args.player, "battles": battles, "positions": len(y), "held_out": len(te),
+                      "scores": out}))
 
 
 if __name__ == "__main__":

@@ -13,6 +13,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.arena import play
+from metapvp.arena.match import first_seat
 from metapvp.arena.replay import recorded_choices, replay
 from metapvp.players.scripted import RandomPlayer
 
@@ -122,6 +123,13 @@ class SinglesReplayTest(ReplayTest):
             for name in ("base rate", "material (HP lead, fitted)", "win estimate as shipped", "both (fitted)",
                          "win estimate fine-tuned"):
                 self.assertTrue(0 < out["scores"][name]["log_loss"] < 5, (name, out["scores"][name]))
+            # head2head's --p1 alone: its positions, which seat it had in each battle
+            first = subprocess.run(study + [tmp, "--epochs", "0", "--holdout", "0.5", "--player", "p1"],
+                                   capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(first.returncode, 0, first.stderr)
+            out = json.loads(first.stdout.strip().splitlines()[-1])
+            self.assertEqual(out["positions"], sum(p.side == first_seat(r.index) for r in decided for p in r.positions))
+            self.assertLess(out["positions"], sum(len(r.positions) for r in decided))
             missing = subprocess.run(study + [str(Path(tmp) / "logs")], capture_output=True, text=True, cwd=ROOT,
                                      timeout=60)
             self.assertEqual(missing.returncode, 2)
