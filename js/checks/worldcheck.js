@@ -149,8 +149,9 @@ function disagreements(view, battle, me, lead) {
   return problems;
 }
 
-/** checkLeaves: at each turn of random battles (singles or doubles) where both sides choose, each side's leaf view
- * of the true battle after the real choices against its own view after the turn, record by record.
+/** checkLeaves: at each turn of random battles (singles or doubles) where both sides choose,
+ * each side's leaf view of the true battle after the real choices against its own view after
+ * the turn, record by record.
  * {compared, differ, examples: [{battle, turn, features: names that differ}]}. */
 export function checkLeaves({format, battles, seed, contract}) {
   const prng = new PRNG(seed);

@@ -255,7 +255,7 @@ class BudgetTest(unittest.TestCase):
         sim = Simulator("singles-v2")
         try:
             key, legal = first_decision(sim)
-            check_odds(self, sim, key, legal, {"halve": 4, "weight": 16})
+            check_odds(self, sim, key, legal)
         finally:
             sim.close()
 
@@ -368,7 +368,7 @@ class SearchPlayerTest(unittest.TestCase):
 
 class DoublesSearchTest(unittest.TestCase):
     """The search in doubles (js/src/doublessearch.js): joint candidates at the root, each
-    side's positions' hardest hits below it, material leaves."""
+    side's positions' hardest hits below it, leaves by material or with the network."""
 
     def test_the_search_finds_the_knock_out_where_a_turn_shows_it(self):
         from metapvp.tests.test_doubles_lookahead import DoublesLookaheadTest, P, move
@@ -388,10 +388,12 @@ class DoublesSearchTest(unittest.TestCase):
         sim.abort()
 
     def test_odds_add_the_networks_change_since_the_root_to_material_in_doubles(self):
+        """As in singles (BudgetTest), at the first decision of a random doubles battle, four of
+        its joint actions searched."""
         sim = Simulator("doubles-v2")
         try:
             key, legal = first_decision(sim, "gen9randomdoublesbattle")
-            check_odds(self, sim, key, legal[::len(legal) // 4][:4], {"halve": 4, "weight": 16})
+            check_odds(self, sim, key, legal[::len(legal) // 4][:4])
         finally:
             sim.close()
 
@@ -401,8 +403,8 @@ class DoublesSearchTest(unittest.TestCase):
                 check_plays(self, name, spec, "maxdamage", "gen9randomdoublesbattle")
 
 
-def check_odds(test, sim, key, legal, root_options):
-    """The same seeded search of `key`'s decision (32 visits, `root_options`) by material, and
+def check_odds(test, sim, key, legal):
+    """The same seeded search of `key`'s decision (32 visits halved over 4) by material, and
     with `odds` 3 under a stand-in network whose win estimate is the same everywhere (values
     equal to material's) or higher at every leaf than at the root (values above material's);
     odds and a share together are refused by name."""
@@ -421,7 +423,7 @@ def check_odds(test, sim, key, legal, root_options):
 
     def search(options, evaluate=None):
         calls.clear()
-        return sim.search([key], [legal], [prior], [5], {"nodes": 32, "batch": 1, **root_options, **options},
+        return sim.search([key], [legal], [prior], [5], {"nodes": 32, "halve": 4, "weight": 16, "batch": 1, **options},
                           evaluate)[0]
     material = search({})
     level = search({"odds": 3}, network(0.3, 0.3))
