@@ -29,8 +29,7 @@
                                             simulator at every decision: both sides choosing at
                                             once, the unseen drawn; a budget of N visits (64
                                             without one) or N milliseconds a decision
-                                            (metapvp.players.search; in doubles the leaves
-                                            are valued by material only)
+                                            (metapvp.players.search; singles and doubles)
   searchNxW:MODEL                           the same over W drawn worlds (2 without one)
   searchNvV:MODEL                           new positions valued V by the model's value head and
                                             1 - V by material (0 to 1)
