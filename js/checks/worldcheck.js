@@ -14,10 +14,9 @@
 import {PRNG, Dex, Battle as SimBattle} from '@pkmn/sim';
 import {RecordBuffer, encode} from '../src/encoder.js';
 import {leafView, search} from '../src/search.js';
-import {choiceFor} from '../src/actions.js';
+import {actionTable} from '../src/actiontable.js';
 import {Match} from '../src/simulator.js';
-import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
-import * as doubles from '../src/doubles.js';
+import {GIMMICKS} from '../src/actions.js';
 import {rebuild, rebuildDoubles} from '../src/rebuild.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
 import {toID} from '../src/contract.js';
@@ -35,7 +34,7 @@ export function checkWorlds({format, battles, seed, ...options}) {
     illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
   for (let b = 0; b < battles; b++) {
     const match = new Match(`world-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
-    const table = match.sim.gameType === 'doubles' ? doubles : {writeMask, NUM_ACTIONS};
+    const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     while (!match.ended) {
       for (const side of ['p1', 'p2']) {
@@ -159,7 +158,7 @@ export function checkLeaves({format, battles, seed, contract}) {
   const records = new RecordBuffer(contract, 2);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`leaf-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
-    const table = match.sim.gameType === 'doubles' ? doubles : {writeMask, NUM_ACTIONS, choiceFor};
+    const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     const pick = view => {
       table.writeMask(view.request, mask, 0);
