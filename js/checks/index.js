@@ -6,7 +6,7 @@ import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
-import {checkWorlds, checkLeaves} from './worldcheck.js';
+import {checkWorlds, checkLeaves, checkFoeViews} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
 import {steadyHits} from './steadycheck.js';
 import {scoreChanges} from './scorecheck.js';
@@ -22,6 +22,7 @@ Object.assign(globalThis.metapvp, {
   steadyHits(options) { return JSON.stringify(steadyHits(options)); },
   scoreChanges(boost) { return JSON.stringify(scoreChanges(boost)); },
   checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
+  checkFoeViews(options) { return JSON.stringify(checkFoeViews({...options, contract: loadedContract()})); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}
   halving({prior, m, nodes, values, weight}) {

@@ -10,10 +10,11 @@
 //  - the same seed and node budget give the same answer.
 // And the position the search encodes at a leaf (search.js leafView): where the simulated turn is
 // the real one (the true battle copied, the same choices, the same chances), it encodes to the
-// same record as the player's own view after that turn.
+// same record as the player's own view after that turn. And the foe's view at a world's root
+// (search.js foeView), made from the true battle, encodes as the foe's own view.
 import {PRNG, Dex, Battle as SimBattle} from '@pkmn/sim';
 import {RecordBuffer, encode} from '../src/encoder.js';
-import {leafView, search} from '../src/search.js';
+import {leafView, foeView, search} from '../src/search.js';
 import {actionTable} from '../src/actiontable.js';
 import {Match} from '../src/simulator.js';
 import {GIMMICKS} from '../src/actions.js';
@@ -188,13 +189,7 @@ export function checkLeaves({format, battles, seed, contract}) {
         encode(view, records, 0);
         encode(leaves[side], records, 1);
         out.compared++;
-        const bytes = contract.recordBytes;
-        const differ = contract.features.filter(f => {
-          for (let i = f.offset; i < f.offset + f.count * f.bytes; i++) {
-            if (records.u8[i] !== records.u8[bytes + i]) return true;
-          }
-          return false;
-        }).map(f => f.name);
+        const differ = differing(contract, records);
         if (differ.length) {
           out.differ++;
           if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, side, turn: view.battle.turn, features: differ});
@@ -203,4 +198,59 @@ export function checkLeaves({format, battles, seed, contract}) {
     }
   }
   return out;
+}
+
+/** checkFoeViews: at each decision of p2 in random battles (singles, both sides at random), p1's
+ * view from the foe's seat (search.js foeView) of a world that is the true battle itself, against
+ * p2's own view, record by record. Two features may differ by design: our Pokemon's HP (our copy
+ * of the lines shows it exact, the foe's a rounded share) and the PP of the foe's benched
+ * Pokemon's moves (its client learns them from requests; ours, from the lines in the order
+ * used). {compared, differ: records with any other difference, features: {name: records where
+ * it differs}, examples}. */
+export function checkFoeViews({format, battles, seed, contract}) {
+  const prng = new PRNG(seed);
+  const out = {format, compared: 0, differ: 0, features: {}, examples: []};
+  const records = new RecordBuffer(contract, 2);
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`foe-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const table = actionTable(match.sim.gameType);
+    const mask = new Uint8Array(table.NUM_ACTIONS);
+    while (!match.ended) {
+      const [v1, v2] = [match.views.p1, match.views.p2];
+      if (v2.needsDecision && v1.request && v1.request.side && !v2.refusals) {
+        v2.flush();
+        encode(v2, records, 0);
+        encode(foeView(v1, {start: JSON.stringify(match.sim.toJSON()), me: 0}).view, records, 1);
+        out.compared++;
+        const differ = differing(contract, records);
+        for (const name of differ) out.features[name] = (out.features[name] || 0) + 1;
+        const other = differ.filter(name => !FOE_VIEW_DIFFERS.includes(name));
+        if (other.length) {
+          out.differ++;
+          if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: v2.key, turn: v2.battle.turn, features: other});
+        }
+      }
+      for (const side of ['p1', 'p2']) {
+        const view = match.views[side];
+        if (!view.needsDecision) continue;
+        table.writeMask(view.request, mask, 0);
+        const legal = [];
+        for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+        match.act(side, legal.length ? legal[prng.random(legal.length)] : 0);
+      }
+    }
+  }
+  return out;
+}
+const FOE_VIEW_DIFFERS = ['pokemon.hp', 'pokemon.move_pp'];
+
+/** The names of the features whose bytes differ between rows 0 and 1 of `records`. */
+function differing(contract, records) {
+  const bytes = contract.recordBytes;
+  return contract.features.filter(f => {
+    for (let i = f.offset; i < f.offset + f.count * f.bytes; i++) {
+      if (records.u8[i] !== records.u8[bytes + i]) return true;
+    }
+    return false;
+  }).map(f => f.name);
 }

@@ -11,7 +11,11 @@
 // root, times `odds`, added to material's log-odds, the root valued by the network first). Where
 // the network values a node reached without turns played on it also gives our prior there (in
 // singles: below the doubles root our options are hardest-hit pairs);
-// elsewhere, and for the foe, a prior from how hard each move hits.
+// elsewhere, and for the foe, a prior from how hard each move hits -- or, with foe 'network', at
+// each world's root the network's policy from the foe's seat: the position as the foe would see
+// it there (its own team as the world drew it, our side as the battle showed it), so that the
+// foe is expected to play as a trained player would (in singles; the doubles foe chooses among
+// hardest-hit pairs, which the policy does not name one by one).
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
 // options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js.
 //
@@ -41,6 +45,7 @@ import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {linesFor} from './perspective.js';
 import {playOnce} from './greedy.js';
 import {Output} from './output.js';
+import {PlayerView} from './view.js';
 
 const G = GIMMICKS.length;
 const SILENT = () => {};
@@ -154,7 +159,8 @@ class Search {
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     if (!(o.odds >= 0 && o.odds <= 100)) throw new Error(`search: odds is a weight in [0, 100], not ${o.odds}`);
     if (o.net > 0 && o.odds > 0) throw new Error('search: leaves are valued by a share (net) or by odds, not both');
-    this.networked = o.net > 0 || o.odds > 0;
+    if (!FOE_PRIORS.includes(o.foe)) throw new Error(`search: the foe's prior is one of ${FOE_PRIORS.join(', ')}, not ${o.foe}`);
+    this.networked = o.net > 0 || o.odds > 0;  // leaves valued by the network
     const weights = scoring(o.score, o.boost);  // a bad scoring fails here, named, whatever the decision
     this.view = view;
     this.actions = actions;
@@ -175,6 +181,9 @@ class Search {
     }
     this.nothing = !this.worlds.length;
     if (!this.nothing && o.odds > 0) this.pending.push({root: true});  // the root's own win estimate, valued first
+    if (!this.nothing && o.foe === 'network' && game.foeSeat) {  // the foe's prior at each world's root, asked first
+      for (const world of this.worlds) if (world.start) this.pending.push({foeRoot: world});
+    }
     if (this.nothing || !(o.halve > 1)) return;
     if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
     const searchable = actions.map((a, k) => k).filter(k => this.worlds.some(w => w.choices[k] !== null));
@@ -190,6 +199,7 @@ class Search {
   /** Visits until `batch` leaves wait for the network, or the budget is spent. */
   run() {
     const o = this.o;
+    if (this.pending.some(leaf => leaf.foeRoot)) return;  // no visit before the foe's priors are known
     while (this.budgetLeft() && this.pending.length < (this.networked ? o.batch : 1)) {
       let world = this.worlds[this.nodes % this.worlds.length], forced = null, random = this.random;
       if (this.halving) {
@@ -227,6 +237,11 @@ class Search {
    * probabilities there (the prior of our choices at that node). */
   give(leaf, win, probs) {
     this.pending.splice(this.pending.indexOf(leaf), 1);
+    if (leaf.foeRoot) {
+      const prior = this.game.networkPrior(leaf.request, probs);
+      if ([...prior.values()].some(p => p > 0)) leaf.foeRoot.foePrior = prior;  // else the damage prior stays
+      return;
+    }
     if (leaf.root) {
       this.rootOdds = logit(win);
       return;
@@ -242,6 +257,11 @@ class Search {
 
   leafView(leaf) {
     if (leaf.root) return this.view;
+    if (leaf.foeRoot) {
+      const {view, request} = foeView(this.view, leaf.foeRoot);
+      leaf.request = request;
+      return view;
+    }
     const {view, request} = leafView(this.view, leaf.battle, leaf.world.logStart, leaf.world.me);
     leaf.request = request;
     return view;
@@ -267,14 +287,16 @@ class Search {
 
   /** {best: the index of the action to play (in `actions`), visits, values, world_visits (per
    * world, each action's visits there), nodes, worlds,
-   * steps (turns simulated), played_on (of them, turns played past leaves), ms}; null where
+   * steps (turns simulated), played_on (of them, turns played past leaves), ms, foe_visits (per
+   * world, the foe's choices at the root and their visits)}; null where
    * there was nothing to search. */
   result() {
     if (this.nothing) return null;
     const stats = this.rootStats(), {visits, values} = stats;
     const best = this.halving ? this.halving.best(this.scores(stats)) : bestAction(visits, values, this.prior, this.o.weight);
     const worldVisits = this.worlds.map(w => w.choices.map(c => (c === null ? 0 : (w.root.sides[0].get(c) || {n: 0}).n)));
-    return {best, visits, values, world_visits: worldVisits, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
+    const foeVisits = this.worlds.map(w => Object.fromEntries([...w.root.sides[1]].map(([c, s]) => [c, s.n])));
+    return {best, visits, values, world_visits: worldVisits, foe_visits: foeVisits, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
       played_on: this.playedOn, ms: Date.now() - this.started};
   }
 }
@@ -291,6 +313,23 @@ export function leafView(root, battle, logStart, me) {
     view.flush();
   }
   return {view, request};
+}
+
+/** The position at a world's root as the foe would see it: a fresh client from the foe's seat fed
+ * the lines the battle showed (our copy of them: our Pokemon's HP exact where the foe's shows
+ * a rounded share), then the foe's request in the drawn world (its Pokemon fainted before the
+ * root, left out of the world, stay as the lines left them). {view, request: the foe's request
+ * as the simulator wrote it, whose legal choices are the foe's options there}. */
+export function foeView(root, world) {
+  const battle = SimBattle.fromJSON(world.start);
+  const sim = battle.sides[1 - world.me].activeRequest;
+  const view = new PlayerView(root.key, battle.sides[1 - world.me].id);
+  view.feed(root.history.filter(item => typeof item === 'string'));
+  if (sim && sim.side) {
+    view.pending = Protocol.parseRequest(JSON.stringify(sim));
+    view.flush();
+  }
+  return {view, request: sim};
 }
 
 /** Our request at a leaf, as the real battle would send it: the simulator's, under our real
@@ -345,7 +384,7 @@ function makeWorld(game, view, actions, prior, random, weights) {
       // an action the rebuilt battle cannot take (a fainted Pokemon's slot) is not searched
     }
   });
-  return {root, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
+  return {root, foePrior: null, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
     rootLead: lead(start.battle, start.me, weights), logStart: start.battle.log.length};
 }
 
@@ -378,7 +417,8 @@ function visit(game, world, o, random, forced = null) {
       const options = atRoot ? world.choices.filter(c => c !== null) : game.options(battle, sideOf(i));
       if (!options.length) continue;
       const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior :
-        game.priors(battle, sideOf(i), options, i === 1 ? o.foe : 'damage');
+        i === 1 && node === world.root && world.foePrior ? world.foePrior :
+        game.priors(battle, sideOf(i), options, i === 1 && o.foe === 'uniform' ? 'uniform' : 'damage');
       picks[i] = atRoot && forced ? take(node, i, forced, priors) : choose(node, i, options, priors, o.c);
     }
     if (picks[0] === null && picks[1] === null) break;
@@ -479,6 +519,7 @@ function stat(node, i, option, priors) {
  * brought in leading, our actions as choices there, each side's options at a node and a prior
  * over them. */
 const SINGLES = {
+  foeSeat: true,  // the network may give the foe's prior at the root (foe 'network')
   faces: view => !!view.foe.active[0] && !view.foe.active[0].fainted,
   start: (view, random) => rebuild(view, -1, random),
   switchIn(view, a, random) {
@@ -498,6 +539,7 @@ const SINGLES = {
   },
 };
 const GAMES = {singles: SINGLES, doubles: DOUBLES};
+const FOE_PRIORS = ['damage', 'uniform', 'network'];
 
 /** What a simulated side may choose now: choice strings, none where it waits. */
 function optionsOf(side) {

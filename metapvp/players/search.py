@@ -51,6 +51,7 @@ DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
+FOE_PRIORS = ("damage", "uniform", "network")  # the foe's prior (js/src/search.js)
 SCORES = ("material", "worth")  # how the search scores a position (js/src/evaluation.js)
 MAX_BOOST = 10.0  # the most a stage may weigh (evaluation.js refuses more too)
 ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join the root candidates
@@ -59,7 +60,8 @@ ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join 
 class SearchPlayer(GuidedPlayer):
     """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or
     `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
-    `foe`: the foe's prior ('damage': by how hard each move hits, or 'uniform'); `net`: the
+    `foe`: the foe's prior ('damage': by how hard each move hits, 'uniform', or 'network': at each world's root
+    the policy's from the foe's seat, in singles); `net`: the
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `odds`: instead of a share, the network's change in win log-odds from the root
     to the leaf, times `odds`, added to material's log-odds (0: none); `weight`: how the action
@@ -78,11 +80,11 @@ class SearchPlayer(GuidedPlayer):
                  weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
                  paired: bool = False, steady: bool = False, score: str = "material",
                  boost: float | None = None, scripted: tuple[str, ...] = (), seed: int | None = None):
-        if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in ("damage", "uniform")
+        if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in FOE_PRIORS
                 or not 0 <= net <= 1 or not 0 <= odds <= 100 or (net > 0 and odds > 0) or batch < 1 or not weight >= 0 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES
                 or not (boost is None or 0 <= boost <= MAX_BOOST)):
-            raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe 'damage' or 'uniform', "
+            raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe one of {', '.join(FOE_PRIORS)}, "
                              f"0 <= net <= 1, 0 <= odds <= 100 (not both above 0), batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
                              f"score one of {', '.join(SCORES)}, boost None or 0 to {MAX_BOOST:g}, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, odds={odds}, "

@@ -38,6 +38,8 @@
                                             the root (0 to 100)
   searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
                                             default: by how hard each move hits)
+  searchNfn:MODEL                           the foe's prior at the root the model's policy from
+                                            the foe's seat (singles; deeper, by damage)
   searchNhM:MODEL                           our choices at the root searched by sequential
                                             halving over the M likeliest (4 without h; h0: by
                                             PUCT like every other node)
@@ -147,8 +149,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
-    if re.match(r"search[0-9msxvfudhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
+    if re.match(r"search[0-9msxvfudnhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -221,15 +223,15 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:l([0-9.]+))?(?:f([ud]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
-FOE_PRIORS = {"u": "uniform", "d": "damage"}
+SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:l([0-9.]+))?(?:f([udn]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
+FOE_PRIORS = {"u": "uniform", "d": "damage", "n": "network"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV|lL][fu|fd][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material (or with lL material's log-odds plus L times the network's
-    change in win log-odds since the root), the foe's prior uniform (u) or by damage (d), our root
+    change in win log-odds since the root), the foe's prior uniform (u), by damage (d) or, at the root in singles, the models' from the foe's seat (n), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
     value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
     played past each new position before it is valued, with c each cycle of halving in one world
