@@ -26,6 +26,17 @@ const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
 const DOUBLES_CANDIDATES = 6;  // joint actions a doubles search is given (the player gives up to 9)
 
+/** The actions `request` allows by the battle's action `table` (`mask`: a row to write it in). */
+function allowed(table, request, mask) {
+  table.writeMask(request, mask, 0);
+  const legal = [];
+  for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
+  return legal;
+}
+
+/** One of the `legal` actions at random (0 where there is none). */
+const anyOf = (prng, legal) => (legal.length ? legal[prng.random(legal.length)] : 0);
+
 /** p1 plays the search's choices (options: the search's, 8 visits over 2 worlds and no halving
  * unless given), p2 at random; see the top of this file. */
 export function checkWorlds({format, battles, seed, ...options}) {
@@ -41,10 +52,8 @@ export function checkWorlds({format, battles, seed, ...options}) {
       for (const side of ['p1', 'p2']) {
         const view = match.views[side];
         if (!view.needsDecision) continue;
-        table.writeMask(view.request, mask, 0);
-        const legal = [];
-        for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
-        let action = legal.length ? legal[prng.random(legal.length)] : 0;
+        const legal = allowed(table, view.request, mask);
+        let action = anyOf(prng, legal);
         if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, searchOptions);
         match.act(side, action);
         if (side === 'p1' && view.refusals) out.refused++;
@@ -161,12 +170,7 @@ export function checkLeaves({format, battles, seed, contract}) {
     const match = new Match(`leaf-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
-    const pick = view => {
-      table.writeMask(view.request, mask, 0);
-      const legal = [];
-      for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
-      return legal.length ? legal[prng.random(legal.length)] : 0;
-    };
+    const pick = view => anyOf(prng, allowed(table, view.request, mask));
     while (!match.ended) {
       const [v1, v2] = [match.views.p1, match.views.p2];
       const both = v1.needsDecision && v2.needsDecision && v1.request.active && v2.request.active;
@@ -233,10 +237,7 @@ export function checkFoeViews({format, battles, seed, contract}) {
       for (const side of ['p1', 'p2']) {
         const view = match.views[side];
         if (!view.needsDecision) continue;
-        table.writeMask(view.request, mask, 0);
-        const legal = [];
-        for (let a = 0; a < table.NUM_ACTIONS; a++) if (mask[a]) legal.push(a);
-        match.act(side, legal.length ? legal[prng.random(legal.length)] : 0);
+        match.act(side, anyOf(prng, allowed(table, view.request, mask)));
       }
     }
   }
