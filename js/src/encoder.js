@@ -134,6 +134,12 @@ const activeRequest = (ctx, row, i) =>
 // Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
 // One Map per generation, so that a lookup builds no key string.
 const SPECIES = Array.from({length: 10}, () => new Map());
+/** The client's slot of move `id` (a request's; Hidden Power's power left off) on Pokemon `p`. */
+function slotOf(p, id) {
+  const bare = x => String(x).replace(/[0-9]+$/, '');
+  return id ? p.moveSlots.find(slot => bare(slot.id) === bare(id)) : undefined;
+}
+
 export function speciesOf(battle, forme) {
   const byForme = SPECIES[battle.gen.num];
   let s = byForme.get(forme);
@@ -261,12 +267,14 @@ const WRITERS = {
       const active = activeRequest(ctx, row, i);
       for (let m = 0; m < 4; m++) {
         let left = 1;
+        // an own Pokemon's moves are written in the request's order (pokemon.moves), while its
+        // client keeps them in the order it learnt them: the slot is found by the move's id
+        const slot = !row.p ? null : row.own ? slotOf(row.p, row.req.moves[m]) : row.p.moveSlots[m];
         if (active) {
           const move = active.moves[m];
           if (move && move.maxpp) left = move.pp / move.maxpp;
           else if (!move) left = 0;
-        } else if (row.p && row.p.moveSlots[m]) {
-          const slot = row.p.moveSlots[m];
+        } else if (slot) {
           const max = slot.maxpp || maxPP(ctx, slot.id);
           if (typeof slot.ppUsed === 'number' && max) left = Math.max(0, 1 - slot.ppUsed / max);
         } else if (row.own) {
