@@ -26,6 +26,10 @@
 // chances (common random numbers), so that candidates are compared on the same ground; without
 // it the world goes by the visit's number, and with an even number of candidates and two
 // worlds each candidate is only ever visited in one of them.
+// With `worst` above 0, a root candidate's value is its mean over the visits less that share of
+// its distance to its worst reply: the foe's reply at the root (a world's) after which its mean
+// was lowest, over replies visited at least WORST_VISITS times. The foe picks by statistics
+// shared by all our candidates, so a reply that punishes one plan alone is diluted in its mean.
 // With `steady`, every damage roll inside the search is the mean roll and no hit is critical
 // (accuracy and secondary effects stay drawn): a visit's value then varies less with luck, so
 // the few visits a candidate gets measure its plan rather than its rolls.
@@ -61,7 +65,8 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 // evaluation.js); odds: the network's change in log-odds added to material's, times this (0:
 // none; see the top of this file). (metapvp/players/search.py passes its own, the same.)
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, odds: 0, batch: 8,
-  weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material', boost: null};
+  weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material', boost: null, worst: 0};
+const WORST_VISITS = 2;  // a reply's mean from fewer visits is too much luck to count as the worst
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -159,6 +164,7 @@ class Search {
     if (!(o.net >= 0 && o.net <= 1)) throw new Error(`search: net is a share in [0, 1], not ${o.net}`);
     if (!(o.odds >= 0 && o.odds <= 100)) throw new Error(`search: odds is a weight in [0, 100], not ${o.odds}`);
     if (o.net > 0 && o.odds > 0) throw new Error('search: leaves are valued by a share (net) or by odds, not both');
+    if (!(o.worst >= 0 && o.worst <= 1)) throw new Error(`search: worst is a share in [0, 1], not ${o.worst}`);
     if (!FOE_PRIORS.includes(o.foe)) throw new Error(`search: the foe's prior is one of ${FOE_PRIORS.join(', ')}, not ${o.foe}`);
     this.networked = o.net > 0 || o.odds > 0;  // leaves valued by the network
     const weights = scoring(o.score, o.boost);  // a bad scoring fails here, named, whatever the decision
@@ -267,18 +273,26 @@ class Search {
     return view;
   }
 
-  /** Our root choices' visits and mean values (null: never visited), over every world. */
+  /** Our root choices' visits and values (null: never visited), over every world: the mean, or
+   * with `worst` the mean moved that share of the way to the worst reply's (see the top). */
   rootStats() {
     const visits = this.actions.map(() => 0), sums = this.actions.map(() => 0);
+    const worst = this.actions.map(() => Infinity);
     for (const world of this.worlds) {
       world.choices.forEach((choice, k) => {
         const s = choice === null ? null : world.root.sides[0].get(choice);
         if (!s) return;
         visits[k] += s.n;
         sums[k] += s.w;
+        if (this.o.worst > 0) worst[k] = Math.min(worst[k], worstReply(world.root, choice));
       });
     }
-    return {visits, values: visits.map((n, k) => (n ? sums[k] / n : null))};
+    const values = visits.map((n, k) => {
+      if (!n) return null;
+      const mean = sums[k] / n;
+      return worst[k] < mean ? mean - this.o.worst * (mean - worst[k]) : mean;
+    });
+    return {visits, values};
   }
 
   scores({visits, values} = this.rootStats()) {
@@ -386,6 +400,16 @@ function makeWorld(game, view, actions, prior, random, weights) {
   });
   return {root, foePrior: null, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
     rootLead: lead(start.battle, start.me, weights), logStart: start.battle.log.length};
+}
+
+/** Our lowest mean value after root choice `choice` over the foe's replies at `root` visited at
+ * least WORST_VISITS times (Infinity: none). A child's key is the joint choice, ours first. */
+function worstReply(root, choice) {
+  let worst = Infinity;
+  for (const [key, node] of root.children) {
+    if (node.n >= WORST_VISITS && key.startsWith(`${choice}|`)) worst = Math.min(worst, node.w / node.n);
+  }
+  return worst;
 }
 
 function newNode() {

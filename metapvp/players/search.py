@@ -65,7 +65,9 @@ class SearchPlayer(GuidedPlayer):
     network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
     per search; `odds`: instead of a share, the network's change in win log-odds from the root
     to the leaf, times `odds`, added to material's log-odds (0: none); `weight`: how the action
-    is chosen (0: the one visited most; above 0, see the top of this module); `halve`: sequential halving at the root over that many candidates (0: none;
+    is chosen (0: the one visited most; above 0, see the top of this module); `worst`: a root
+    candidate's value moved that share of the way to its mean after the foe's reply that hurt it
+    most (js/src/search.js); `halve`: sequential halving at the root over that many candidates (0: none;
     it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
     before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
     candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
@@ -77,23 +79,23 @@ class SearchPlayer(GuidedPlayer):
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
                  c: float = 1.5, foe: str = "damage", net: float = DEFAULT_NET, odds: float = 0.0, batch: int = 8,
-                 weight: float = DEFAULT_WEIGHT, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
+                 weight: float = DEFAULT_WEIGHT, worst: float = 0.0, halve: int = DEFAULT_HALVE, play_on: int = DEFAULT_PLAY_ON,
                  paired: bool = False, steady: bool = False, score: str = "material",
                  boost: float | None = None, scripted: tuple[str, ...] = (), seed: int | None = None):
         if (nodes < 0 or ms < 0 or not (nodes or ms) or worlds < 1 or not c > 0 or foe not in FOE_PRIORS
-                or not 0 <= net <= 1 or not 0 <= odds <= 100 or (net > 0 and odds > 0) or batch < 1 or not weight >= 0 or halve < 0
+                or not 0 <= net <= 1 or not 0 <= odds <= 100 or (net > 0 and odds > 0) or batch < 1 or not weight >= 0 or not 0 <= worst <= 1 or halve < 0
                 or (halve > 1 and not weight > 0) or not 0 <= play_on <= 3 or score not in SCORES
                 or not (boost is None or 0 <= boost <= MAX_BOOST)):
             raise ValueError(f"search: a budget of nodes or ms, worlds >= 1, c > 0, foe one of {', '.join(FOE_PRIORS)}, "
-                             f"0 <= net <= 1, 0 <= odds <= 100 (not both above 0), batch >= 1, weight >= 0, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
+                             f"0 <= net <= 1, 0 <= odds <= 100 (not both above 0), batch >= 1, weight >= 0, 0 <= worst <= 1, halve >= 0 (halving needs a weight), 0 <= play_on <= 3, "
                              f"score one of {', '.join(SCORES)}, boost None or 0 to {MAX_BOOST:g}, "
                              f"got nodes={nodes}, ms={ms}, worlds={worlds}, c={c}, foe={foe!r}, net={net}, odds={odds}, "
-                             f"batch={batch}, weight={weight}, halve={halve}, play_on={play_on}, score={score!r}, "
+                             f"batch={batch}, weight={weight}, worst={worst}, halve={halve}, play_on={play_on}, score={score!r}, "
                              f"boost={boost}")
         super().__init__(policy)
         self.name = f"search:{policy.name}"
         self.options = {"nodes": int(nodes), "ms": int(ms), "worlds": int(worlds), "c": float(c), "foe": foe,
-                        "net": float(net), "odds": float(odds), "batch": int(batch), "weight": float(weight), "halve": int(halve), "playOn": int(play_on),
+                        "net": float(net), "odds": float(odds), "batch": int(batch), "weight": float(weight), "worst": float(worst), "halve": int(halve), "playOn": int(play_on),
                         "paired": bool(paired), "steady": bool(steady), "score": score,
                         "boost": None if boost is None else float(boost)}
         self.scripted = tuple(scripted)

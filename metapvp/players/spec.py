@@ -45,6 +45,9 @@
                                             PUCT like every other node)
   searchNqQ:MODEL                           the action kept: the highest log p + Q * its searched
                                             value (16 without q; h0q0: the one visited most)
+  searchNqQrR:MODEL                         a root candidate's value its mean moved R (0 to 1)
+                                            of the way to its mean after its worst reply (the
+                                            foe's reply at the root that hurt it most)
   searchNpP:MODEL                           P turns (0 to 3) of both sides' hardest hits played
                                             past each new position before it is valued (1
                                             without p)
@@ -149,8 +152,8 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
-    if re.match(r"search[0-9msxvfudnhqpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][pP][c][e][w[B]][s]:MODEL, "
+    if re.match(r"search[0-9msxvfudnhqrpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -223,17 +226,21 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:([0-9]+)(ms)?)?(?:x([0-9]+))?(?:v([0-9.]+))?(?:l([0-9.]+))?(?:f([udn]))?(?:h([0-9]+))?(?:q([0-9.]+))?(?:p([0-9]+))?(c)?(e)?(?:(w)([0-9.]+)?)?(s)?:")
+SEARCH = re.compile(r"search(?:(?P<budget>[0-9]+)(?P<ms>ms)?)?(?:x(?P<worlds>[0-9]+))?(?:v(?P<net>[0-9.]+))?"
+                    r"(?:l(?P<odds>[0-9.]+))?(?:f(?P<foe>[udn]))?(?:h(?P<halve>[0-9]+))?(?:q(?P<weight>[0-9.]+))?"
+                    r"(?:r(?P<worst>[0-9.]+))?(?:p(?P<play_on>[0-9]+))?(?P<paired>c)?(?P<steady>e)?"
+                    r"(?:(?P<worth>w)(?P<boost>[0-9.]+)?)?(?P<scripted>s)?:")
 FOE_PRIORS = {"u": "uniform", "d": "damage", "n": "network"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material (or with lL material's log-odds plus L times the network's
     change in win log-odds since the root), the foe's prior uniform (u), by damage (d) or, at the root in singles, the models' from the foe's seat (n), our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
-    value (0: the most visited; halving needs Q above 0), P turns of both sides' hardest hits
+    value (0: the most visited; halving needs Q above 0), a root value moved R of the way to its
+    worst reply's (0 unless told), P turns of both sides' hardest hits
     played past each new position before it is valued, with c each cycle of halving in one world
     from one draw of chance, with e damage rolls at their mean and no critical hits inside the
     search, with w positions scored by worth rather than material (with wB, B a stage of attack,
@@ -243,30 +250,30 @@ def _search(spec: str, seed: int | None, fmt: str) -> Player:
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: search needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
-    budget = int(m.group(1) or DEFAULT_NODES)
-    nodes, ms = (0, budget) if m.group(2) else (budget, 0)
-    worlds = int(m.group(3) or DEFAULT_WORLDS)
-    net = _number(m.group(4), DEFAULT_NET)
-    odds = _number(m.group(5), 0.0)
-    halve = int(m.group(7)) if m.group(7) else DEFAULT_HALVE
-    weight = _number(m.group(8), DEFAULT_WEIGHT)
-    play_on = int(m.group(9)) if m.group(9) else DEFAULT_PLAY_ON
-    boost = _number(m.group(13), None)
+    budget = int(m["budget"] or DEFAULT_NODES)
+    nodes, ms = (0, budget) if m["ms"] else (budget, 0)
+    worlds = int(m["worlds"] or DEFAULT_WORLDS)
+    net = _number(m["net"], DEFAULT_NET)
+    odds = _number(m["odds"], 0.0)
+    halve = int(m["halve"]) if m["halve"] else DEFAULT_HALVE
+    weight = _number(m["weight"], DEFAULT_WEIGHT)
+    worst = _number(m["worst"], 0.0)
+    play_on = int(m["play_on"]) if m["play_on"] else DEFAULT_PLAY_ON
+    boost = _number(m["boost"], None)
     if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= odds <= 100 \
-            or (net and odds) or not 0 <= weight <= 1000 \
+            or (net and odds) or not 0 <= weight <= 1000 or not 0 <= worst <= 1 \
             or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3 \
             or not (boost is None or 0 <= boost <= MAX_BOOST):
         raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
                         f"the network's share of a leaf's value from 0 to 1 or its odds' weight from 0 to 100 (not both), a value weight from 0 to 1000 and "
-                        f"halving over 2 to 16 candidates (with a weight above 0), 0 to 3 turns played on, "
+                        f"halving over 2 to 16 candidates (with a weight above 0), a share of the worst reply from 0 to 1, 0 to 3 turns played on, "
                         f"a weight a stage from 0 to {MAX_BOOST:g}")
-    foe = FOE_PRIORS[m.group(6) or "d"]
-    paired = bool(m.group(10))
-    steady = bool(m.group(11))
-    score = "worth" if m.group(12) else "material"
-    scripted = ROOT_SCRIPTS if m.group(14) else ()
+    foe = FOE_PRIORS[m["foe"] or "d"]
+    score = "worth" if m["worth"] else "material"
+    scripted = ROOT_SCRIPTS if m["scripted"] else ()
     return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, odds=odds, foe=foe,
-                        weight=weight, halve=halve, play_on=play_on, paired=paired, steady=steady,
+                        weight=weight, worst=worst, halve=halve, play_on=play_on, paired=bool(m["paired"]),
+                        steady=bool(m["steady"]),
                         score=score, boost=boost, scripted=scripted,
                         seed=seed)
 

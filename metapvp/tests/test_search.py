@@ -315,6 +315,32 @@ class BudgetTest(unittest.TestCase):
         finally:
             sim.close()
 
+    def test_worst_moves_a_root_value_towards_its_worst_reply(self):
+        """With `worst` a root candidate's value is its mean moved that share of the way to its
+        mean after the foe's reply that hurt it most: the same search (PUCT at the root, so the
+        visits do not depend on the values) gives values at 0.5 halfway between those at 0 (the
+        means) and at 1, none above the mean, some below it; a share above 1 is refused."""
+        sim = Simulator("singles-v2")
+        try:
+            key, legal = first_decision(sim)
+            prior = [1 / len(legal)] * len(legal)
+            runs = [sim.search([key], [legal], [prior], [5], {"nodes": 64, "halve": 0, "weight": 16, "worst": w})[0]
+                    for w in (0.0, 0.5, 1.0)]
+            self.assertEqual(runs[0]["visits"], runs[1]["visits"])
+            self.assertEqual(runs[0]["visits"], runs[2]["visits"])
+            mean, half, worst = (r["values"] for r in runs)
+            for m, h, w in zip(mean, half, worst):
+                if m is None:
+                    self.assertIsNone(w)
+                    continue
+                self.assertLessEqual(w, m + 1e-9)
+                self.assertAlmostEqual(h, (m + w) / 2, places=9)
+            self.assertTrue(any(m is not None and w < m - 0.01 for m, w in zip(mean, worst)), (mean, worst))
+            r = sim.search([key], [legal], [prior], [5], {"nodes": 8, "worst": 1.5})[0]
+            self.assertIn("worst", r["error"])
+        finally:
+            sim.close()
+
     def test_a_search_needs_a_budget(self):
         sim = Simulator("singles-v2")
         try:
@@ -338,6 +364,10 @@ class SearchPlayerTest(unittest.TestCase):
                          [(0.0, 0.0), (0.0, 3.0), (0.0, 0.5)])
         self.assertEqual([make_player(s).options["foe"] for s in ("search:agent", "search64fu:agent", "search8v1fd:agent", "search64fnh4:agent")],
                          ["damage", "uniform", "damage", "network"])
+        self.assertEqual([make_player(s).options["worst"] for s in ("search:agent", "search64x2h4q16r0.5p1:agent")],
+                         [0.0, 0.5])
+        with self.assertRaises(SpecError):
+            make_player("search64r2:agent")
         specs = ("search:agent", "search64h0:agent", "search64h0q0:agent", "search8fuq2.5:agent", "search64h3q4:agent",
                  "search150msh2:agent")
         self.assertEqual([(p.options["halve"], p.weight) for p in map(make_player, specs)],
