@@ -131,15 +131,15 @@ function eachRow(ctx, fn) {
 const activeRequest = (ctx, row, i) =>
   row.own && ctx.request.active && ctx.request.active[i] ? ctx.request.active[i] : null;
 
-// Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
-// One Map per generation, so that a lookup builds no key string.
-const SPECIES = Array.from({length: 10}, () => new Map());
 /** The client's slot of move `id` (a request's; Hidden Power's power left off) on Pokemon `p`. */
 function slotOf(p, id) {
   const bare = x => String(x).replace(/[0-9]+$/, '');
   return id ? p.moveSlots.find(slot => bare(slot.id) === bare(id)) : undefined;
 }
 
+// Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
+// One Map per generation, so that a lookup builds no key string.
+const SPECIES = Array.from({length: 10}, () => new Map());
 export function speciesOf(battle, forme) {
   const byForme = SPECIES[battle.gen.num];
   let s = byForme.get(forme);

@@ -207,12 +207,15 @@ class V8Object:
     def search(self, keys, actions, priors, seeds, options: dict, evaluate=None) -> list:
         """Searches (js/src/search.js) one decision per (battle id, side) pair: `actions` its
         candidate action indices, `priors` the policy's probabilities for them, `seeds` one per
-        pair, `options` the budget and settings (search.js DEFAULTS). Where `options["net"]` or `["odds"]` > 0
-        (or `["foe"]` is "network": the foe's view at each world's root) the searches' leaves come back encoded, in batches, for `evaluate(obs)` -> (action
-        probabilities (N, actions), win probabilities (N,)) to value. Per pair: {visits, values,
-        world_visits, nodes, worlds, steps, ms}, None where there is nothing to search, or {"error": message}."""
+        pair, `options` the budget and settings (search.js DEFAULTS). Where `options["net"]` or
+        `["odds"]` > 0 the searches' leaves come back encoded, in batches, for `evaluate(obs)` ->
+        (action probabilities (N, actions), win probabilities (N,)) to value; where `["foe"]` is
+        "network", the foe's view at each world's root first. Per pair: {visits, values,
+        world_visits, foe_visits, nodes, worlds, steps, ms}, None where there is nothing to
+        search, or {"error": message}."""
         if (options.get("net", 0) > 0 or options.get("odds", 0) > 0 or options.get("foe") == "network") and evaluate is None:
-            raise ValueError("search: leaves valued by the network (net or odds > 0) or the foe's prior from it need evaluate")
+            raise ValueError("search: leaves valued by the network (net or odds > 0), or the foe's prior "
+                             "from it (foe 'network'), need evaluate")
         out = self.v8.call(self.handle, "searchStart", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
                            [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
         while out["leaves"]:

@@ -58,23 +58,22 @@ ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join 
 
 
 class SearchPlayer(GuidedPlayer):
-    """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or
-    `ms`: the budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration;
-    `foe`: the foe's prior ('damage': by how hard each move hits, 'uniform', or 'network': at each world's root
-    the policy's from the foe's seat, in singles); `net`: the
-    network's share of a leaf's value (0: material alone), its leaves valued `batch` at a time
-    per search; `odds`: instead of a share, the network's change in win log-odds from the root
-    to the leaf, times `odds`, added to material's log-odds (0: none); `weight`: how the action
-    is chosen (0: the one visited most; above 0, see the top of this module); `worst`: a root
-    candidate's value moved that share of the way to its mean after the foe's reply that hurt it
-    most (js/src/search.js); `halve`: sequential halving at the root over that many candidates (0: none;
-    it needs a weight); `play_on`: turns of both sides' hardest hits played past a new position
-    before it is valued (the lookahead's play-on); `paired`: each cycle of halving visits every
-    candidate in one world from one draw of chance; `steady`: damage rolls at their mean and no
-    critical hits inside the search; `score`: how the search scores a position, 'material' or
-    'worth' (js/src/evaluation.js), and `boost` its weight a stage of attack, special attack or
-    speed (None: the scoring's own); `scripted`: scripted players whose choices join
-    our root candidates, as likely as the policy's favourite."""
+    """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or `ms`: the
+    budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration; `foe`: the
+    foe's prior ('damage': by how hard each move hits, 'uniform', or 'network': at each world's root
+    the policy's from the foe's seat, in singles); `net`: the network's share of a leaf's value (0:
+    material alone), its leaves valued `batch` at a time per search; `odds`: instead of a share, the
+    network's change in win log-odds from the root to the leaf, times `odds`, added to material's
+    log-odds (0: none); `weight`: how the action is chosen (0: the one visited most; above 0, see
+    the top of this module); `worst`: a root candidate's value moved that share of the way to its
+    mean after the foe's reply that hurt it most (js/src/search.js); `halve`: sequential halving at
+    the root over that many candidates (0: none; it needs a weight); `play_on`: turns of both sides'
+    hardest hits played past a new position before it is valued (the lookahead's play-on); `paired`:
+    each cycle of halving visits every candidate in one world from one draw of chance; `steady`:
+    damage rolls at their mean and no critical hits inside the search; `score`: how the search
+    scores a position, 'material' or 'worth' (js/src/evaluation.js), and `boost` its weight a stage
+    of attack, special attack or speed (None: the scoring's own); `scripted`: scripted players whose
+    choices join our root candidates, as likely as the policy's favourite."""
     game_types = ("singles", "doubles")
 
     def __init__(self, policy, nodes: int = DEFAULT_NODES, ms: int = 0, worlds: int = DEFAULT_WORLDS,
