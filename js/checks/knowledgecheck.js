@@ -11,6 +11,7 @@ import {PRNG, Dex} from '@pkmn/sim';
 import {TeamGenerators} from '@pkmn/randoms';
 import {calculate, Generations, Pokemon, Move, Field} from '@smogon/calc';
 import {Match} from '../src/simulator.js';
+import {nextSeed} from './maskcheck.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../src/actions.js';
 import {knowledgeOf, knowledgeUncached} from '../src/knowledge/index.js';
 import {calcMon, calcSpecies, summarise, damageRow, restartCaches} from '../src/knowledge/damage.js';
@@ -36,7 +37,7 @@ export function checkKnowledge({format, battles, seed, restartCachesEvery = 0}) 
     speed: {compared: 0, disagreements: 0, examples: []}, cache: {compared: 0, mismatches: 0, restarts: 0, examples: []}};
   const mask = new Uint8Array(NUM_ACTIONS);
   for (let b = 0; b < battles; b++) {
-    const match = new Match(`know-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const match = new Match(`know-${b}`, {format, seed: nextSeed(prng)});
     const previous = new Map();  // foe ident -> its possible moves at the last check
     while (!match.ended) {
       const view = match.views.p1;

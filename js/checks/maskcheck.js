@@ -81,7 +81,8 @@ function situations(request, side) {
   return out;
 }
 
-function nextSeed(prng) {
+/** A battle seed drawn from `prng`: four numbers, as the simulator takes them. */
+export function nextSeed(prng) {
   return [0, 0, 0, 0].map(() => prng.random(65536)).join(',');
 }
 

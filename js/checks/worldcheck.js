@@ -17,6 +17,7 @@ import {RecordBuffer, encode} from '../src/encoder.js';
 import {leafView, foeView, search} from '../src/search.js';
 import {actionTable} from '../src/actiontable.js';
 import {Match} from '../src/simulator.js';
+import {nextSeed} from './maskcheck.js';
 import {GIMMICKS} from '../src/actions.js';
 import {rebuild, rebuildDoubles} from '../src/rebuild.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
@@ -45,7 +46,7 @@ export function checkWorlds({format, battles, seed, ...options}) {
   const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
     illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
   for (let b = 0; b < battles; b++) {
-    const match = new Match(`world-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const match = new Match(`world-${b}`, {format, seed: nextSeed(prng)});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     while (!match.ended) {
@@ -167,7 +168,7 @@ export function checkLeaves({format, battles, seed, contract}) {
   const out = {format, compared: 0, differ: 0, examples: []};
   const records = new RecordBuffer(contract, 2);
   for (let b = 0; b < battles; b++) {
-    const match = new Match(`leaf-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const match = new Match(`leaf-${b}`, {format, seed: nextSeed(prng)});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     const pick = view => anyOf(prng, allowed(table, view.request, mask));
@@ -205,18 +206,18 @@ export function checkLeaves({format, battles, seed, contract}) {
 }
 
 /** checkFoeViews: at each decision of p2 in random battles (singles, both sides at random), p1's
- * view from the foe's seat (search.js foeView) of a world that is the true battle itself, against
+ * view from the foe's seat (search.js foeView) of the true battle (its foe's request there), against
  * p2's own view, record by record. Two features may differ by design: our Pokemon's HP (our copy
  * of the lines shows it exact, the foe's a rounded share) and the PP of the foe's benched
- * Pokemon's moves (its client learns them from requests; ours, from the lines in the order
- * used). {compared, differ: records with any other difference, features: {name: records where
+ * Pokemon's moves (its own client learns their maximum from its requests, ours counts from the
+ * lines). {compared, differ: records with any other difference, features: {name: records where
  * it differs}, examples}. */
 export function checkFoeViews({format, battles, seed, contract}) {
   const prng = new PRNG(seed);
   const out = {format, compared: 0, differ: 0, features: {}, examples: []};
   const records = new RecordBuffer(contract, 2);
   for (let b = 0; b < battles; b++) {
-    const match = new Match(`foe-${b}`, {format, seed: [0, 0, 0, 0].map(() => prng.random(65536)).join(',')});
+    const match = new Match(`foe-${b}`, {format, seed: nextSeed(prng)});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     while (!match.ended) {
@@ -224,7 +225,7 @@ export function checkFoeViews({format, battles, seed, contract}) {
       if (v2.needsDecision && v1.request && v1.request.side && !v2.refusals) {
         v2.flush();
         encode(v2, records, 0);
-        encode(foeView(v1, {start: JSON.stringify(match.sim.toJSON()), me: 0}).view, records, 1);
+        encode(foeView(v1, match.sim.sides[1].activeRequest).view, records, 1);
         out.compared++;
         const differ = differing(contract, records);
         for (const name of differ) out.features[name] = (out.features[name] || 0) + 1;

@@ -188,7 +188,7 @@ class Search {
     this.nothing = !this.worlds.length;
     if (!this.nothing && o.odds > 0) this.pending.push({root: true});  // the root's own win estimate, valued first
     if (!this.nothing && o.foe === 'network' && game.foeSeat) {  // the foe's prior at each world's root, asked first
-      for (const world of this.worlds) if (world.start) this.pending.push({foeRoot: world});
+      for (const world of this.worlds) if (world.foeRequest) this.pending.push({foeRoot: world});
     }
     if (this.nothing || !(o.halve > 1)) return;
     if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
@@ -264,9 +264,8 @@ class Search {
   leafView(leaf) {
     if (leaf.root) return this.view;
     if (leaf.foeRoot) {
-      const {view, request} = foeView(this.view, leaf.foeRoot);
-      leaf.request = request;
-      return view;
+      leaf.request = leaf.foeRoot.foeRequest;
+      return foeView(this.view, leaf.request).view;
     }
     const {view, request} = leafView(this.view, leaf.battle, leaf.world.logStart, leaf.world.me);
     leaf.request = request;
@@ -329,21 +328,16 @@ export function leafView(root, battle, logStart, me) {
   return {view, request};
 }
 
-/** The position at a world's root as the foe would see it: a fresh client from the foe's seat fed
- * the lines the battle showed (our copy of them: our Pokemon's HP exact where the foe's shows
- * a rounded share), then the foe's request in the drawn world (its Pokemon fainted before the
- * root, left out of the world, stay as the lines left them). {view, request: the foe's request
- * as the simulator wrote it, whose legal choices are the foe's options there}. */
-export function foeView(root, world) {
-  const battle = SimBattle.fromJSON(world.start);
-  const sim = battle.sides[1 - world.me].activeRequest;
-  const view = new PlayerView(root.key, battle.sides[1 - world.me].id);
+/** The position as the foe would see it: a fresh client from the foe's seat fed the lines our
+ * view `root` was shown (our copy of them: our Pokemon's HP exact where the foe's shows a rounded
+ * share), then `request`, the foe's request as the simulator wrote it (in a drawn world, its
+ * Pokemon fainted before the root, left out there, stay as the lines left them). {view}. */
+export function foeView(root, request) {
+  const view = new PlayerView(root.key, request.side.id);
   view.feed(root.history.filter(item => typeof item === 'string'));
-  if (sim && sim.side) {
-    view.pending = Protocol.parseRequest(JSON.stringify(sim));
-    view.flush();
-  }
-  return {view, request: sim};
+  view.pending = Protocol.parseRequest(JSON.stringify(request));
+  view.flush();
+  return {view};
 }
 
 /** Our request at a leaf, as the real battle would send it: the simulator's, under our real
@@ -398,7 +392,8 @@ function makeWorld(game, view, actions, prior, random, weights) {
       // an action the rebuilt battle cannot take (a fainted Pokemon's slot) is not searched
     }
   });
-  return {root, foePrior: null, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
+  const foe = start.battle.sides[1 - start.me].activeRequest;  // the foe's request, for its prior (foe 'network')
+  return {root, foePrior: null, foeRequest: foe && foe.side ? foe : null, start: JSON.stringify(start.battle.toJSON()), choices, priors, me: start.me, weights,
     rootLead: lead(start.battle, start.me, weights), logStart: start.battle.log.length};
 }
 
