@@ -22,6 +22,7 @@ import {GIMMICKS} from '../src/actions.js';
 import {rebuild, rebuildDoubles} from '../src/rebuild.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
 import {toID} from '../src/contract.js';
+import {scriptedAction} from '../src/policies.js';
 
 const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
@@ -210,11 +211,12 @@ export function checkLeaves({format, battles, seed, contract}) {
  * p2's own view, record by record. Two features may differ by design: our Pokemon's HP (our copy
  * of the lines shows it exact, the foe's a rounded share) and the PP of the foe's benched
  * Pokemon's moves (its own client learns their maximum from its requests, ours counts from the
- * lines). {compared, differ: records with any other difference, features: {name: records where
- * it differs}, examples}. */
+ * lines). The scripted players (the foe's prior 'heuristic', 'maxdamage') are asked from both
+ * views too. {compared, differ: records with any other difference, features: {name: records where
+ * it differs}, examples, scripted: {name: decisions where its choice from the two views differs}}. */
 export function checkFoeViews({format, battles, seed, contract}) {
   const prng = new PRNG(seed);
-  const out = {format, compared: 0, differ: 0, features: {}, examples: []};
+  const out = {format, compared: 0, differ: 0, features: {}, examples: [], scripted: {heuristic: 0, maxdamage: 0}};
   const records = new RecordBuffer(contract, 2);
   for (let b = 0; b < battles; b++) {
     const match = new Match(`foe-${b}`, {format, seed: nextSeed(prng)});
@@ -225,8 +227,12 @@ export function checkFoeViews({format, battles, seed, contract}) {
       if (v2.needsDecision && v1.request && v1.request.side && !v2.refusals) {
         v2.flush();
         encode(v2, records, 0);
-        encode(foeView(v1, match.sim.sides[1].activeRequest).view, records, 1);
+        const seen = foeView(v1, match.sim.sides[1].activeRequest).view;
+        encode(seen, records, 1);
         out.compared++;
+        for (const name of Object.keys(out.scripted)) {
+          if (scriptedAction(name, seen) !== scriptedAction(name, v2)) out.scripted[name]++;
+        }
         const differ = differing(contract, records);
         for (const name of differ) out.features[name] = (out.features[name] || 0) + 1;
         const other = differ.filter(name => !FOE_VIEW_DIFFERS.includes(name));

@@ -15,7 +15,9 @@
 // each world's root the network's policy from the foe's seat: the position as the foe would see
 // it there (its own team as the world drew it, our side as the battle showed it), so that the
 // foe is expected to play as a trained player would (in singles; the doubles foe chooses among
-// hardest-hit pairs, which the policy does not name one by one).
+// hardest-hit pairs, which the policy does not name one by one). With foe 'heuristic' or
+// 'maxdamage', the foe's prior at each world's root leans on that scripted player's choice from
+// the foe's seat (SCRIPTED_SHARE of it; the rest by damage, so the other replies are still tried).
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
 // options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js.
 //
@@ -50,6 +52,7 @@ import {linesFor} from './perspective.js';
 import {playOnce} from './greedy.js';
 import {Output} from './output.js';
 import {PlayerView} from './view.js';
+import {scriptedAction} from './policies.js';
 
 const G = GIMMICKS.length;
 const SILENT = () => {};
@@ -67,6 +70,7 @@ const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch 
 export const DEFAULTS = {nodes: 64, ms: 0, worlds: 2, c: 1.5, seed: 0, foe: 'damage', net: 0, odds: 0, batch: 8,
   weight: 16, halve: 4, playOn: 1, paired: false, steady: false, score: 'material', boost: null, worst: 0};
 const WORST_VISITS = 2;  // a reply's mean from fewer visits is too much luck to count as the worst
+const SCRIPTED_SHARE = 0.5;  // of the foe's root prior on a scripted player's choice (foe 'heuristic', 'maxdamage')
 
 /** The searches of one player's decisions, stepped together (see the top of this file).
  * `views`: functions giving each decision's view; `actions`, `priors`: per decision, our
@@ -190,6 +194,9 @@ class Search {
     if (!this.nothing && o.foe === 'network' && game.foeSeat) {  // the foe's prior at each world's root, asked first
       for (const world of this.worlds) if (world.foeRequest) this.pending.push({foeRoot: world});
     }
+    if (!this.nothing && SCRIPTED_FOES.includes(o.foe) && game.foeSeat) {
+      for (const world of this.worlds) if (world.foeRequest) [world.foePrior, world.foePick] = scriptedFoePrior(view, world, o.foe);
+    }
     if (this.nothing || !(o.halve > 1)) return;
     if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
     const searchable = actions.map((a, k) => k).filter(k => this.worlds.some(w => w.choices[k] !== null));
@@ -301,7 +308,8 @@ class Search {
   /** {best: the index of the action to play (in `actions`), visits, values, world_visits (per
    * world, each action's visits there), nodes, worlds,
    * steps (turns simulated), played_on (of them, turns played past leaves), ms, foe_visits (per
-   * world, the foe's choices at the root and their visits)}; null where
+   * world, the foe's choices at the root and their visits), foe_picks (per world, the scripted
+   * player's choice the foe's prior leans on, or null)}; null where
    * there was nothing to search. */
   result() {
     if (this.nothing) return null;
@@ -309,7 +317,8 @@ class Search {
     const best = this.halving ? this.halving.best(this.scores(stats)) : bestAction(visits, values, this.prior, this.o.weight);
     const worldVisits = this.worlds.map(w => w.choices.map(c => (c === null ? 0 : (w.root.sides[0].get(c) || {n: 0}).n)));
     const foeVisits = this.worlds.map(w => Object.fromEntries([...w.root.sides[1]].map(([c, s]) => [c, s.n])));
-    return {best, visits, values, world_visits: worldVisits, foe_visits: foeVisits, nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
+    return {best, visits, values, world_visits: worldVisits, foe_visits: foeVisits,
+      foe_picks: this.worlds.map(w => w.foePick || null), nodes: this.nodes, worlds: this.worlds.length, steps: this.steps,
       played_on: this.playedOn, ms: Date.now() - this.started};
   }
 }
@@ -558,7 +567,20 @@ const SINGLES = {
   },
 };
 const GAMES = {singles: SINGLES, doubles: DOUBLES};
-const FOE_PRIORS = ['damage', 'uniform', 'network'];
+const SCRIPTED_FOES = ['heuristic', 'maxdamage'];
+const FOE_PRIORS = ['damage', 'uniform', 'network', ...SCRIPTED_FOES];
+
+/** The foe's prior at `world`'s root leaning on scripted player `name`'s choice there, from the
+ * foe's seat (foeView): SCRIPTED_SHARE on that choice, the rest by damage; [prior, the choice]. */
+export function scriptedFoePrior(view, world, name) {
+  const battle = restore(world.start, mulberry32(0));
+  const side = battle.sides[1 - world.me];
+  const prior = priorsOf(battle, side, optionsOf(side), 'damage');
+  const pick = legalChoices(world.foeRequest)[scriptedAction(name, foeView(view, world.foeRequest).view)];
+  if (!prior.has(pick)) return [prior, null];  // a choice the simulator would not take here: by damage alone
+  for (const [o, p] of prior) prior.set(o, (1 - SCRIPTED_SHARE) * p + (o === pick ? SCRIPTED_SHARE : 0));
+  return [prior, pick];
+}
 
 /** What a simulated side may choose now: choice strings, none where it waits. */
 function optionsOf(side) {

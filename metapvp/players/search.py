@@ -51,7 +51,7 @@ DEFAULT_WEIGHT = 16.0  # measured: docs/agent.md, "Measured (2026-11-25)"
 DEFAULT_HALVE = 4
 DEFAULT_PLAY_ON = 1
 DOUBLES_TOP, DOUBLES_FLOOR = 3, 0.02  # each position's likeliest actions paired at a doubles root
-FOE_PRIORS = ("damage", "uniform", "network")  # the foe's prior (js/src/search.js)
+FOE_PRIORS = ("damage", "uniform", "network", "heuristic", "maxdamage")  # the foe's prior (js/src/search.js)
 SCORES = ("material", "worth")  # how the search scores a position (js/src/evaluation.js)
 MAX_BOOST = 10.0  # the most a stage may weigh (evaluation.js refuses more too)
 ROOT_SCRIPTS = ("heuristic", "maxdamage")  # the spec's `s`: their choices join the root candidates
@@ -61,7 +61,8 @@ class SearchPlayer(GuidedPlayer):
     """`policy`: a NeuralPlayer (its probabilities as trained are the root prior); `nodes` or `ms`: the
     budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration; `foe`: the
     foe's prior ('damage': by how hard each move hits, 'uniform', or 'network': at each world's root
-    the policy's from the foe's seat, in singles); `net`: the network's share of a leaf's value (0:
+    the policy's from the foe's seat, in singles; 'heuristic', 'maxdamage': at each world's root
+    half on that scripted player's choice from the foe's seat, in singles); `net`: the network's share of a leaf's value (0:
     material alone), its leaves valued `batch` at a time per search; `odds`: instead of a share, the
     network's change in win log-odds from the root to the leaf, times `odds`, added to material's
     log-odds (0: none); `weight`: how the action is chosen (0: the one visited most; above 0, see

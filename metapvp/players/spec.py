@@ -40,6 +40,9 @@
                                             default: by how hard each move hits)
   searchNfn:MODEL                           the foe's prior at the root the model's policy from
                                             the foe's seat (singles; deeper, by damage)
+  searchNfh:MODEL, searchNfm:MODEL          the foe's prior at the root half on the heuristic's
+                                            (maxdamage's) choice from the foe's seat, half by
+                                            damage (singles)
   searchNhM:MODEL                           our choices at the root searched by sequential
                                             halving over the M likeliest (4 without h; h0: by
                                             PUCT like every other node)
@@ -153,7 +156,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
     if re.match(r"search[0-9msxvfudnhqrpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL, "
+        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn|fh|fm][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL, "
                         f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
@@ -227,17 +230,18 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
 
 
 SEARCH = re.compile(r"search(?:(?P<budget>[0-9]+)(?P<ms>ms)?)?(?:x(?P<worlds>[0-9]+))?(?:v(?P<net>[0-9.]+))?"
-                    r"(?:l(?P<odds>[0-9.]+))?(?:f(?P<foe>[udn]))?(?:h(?P<halve>[0-9]+))?(?:q(?P<weight>[0-9.]+))?"
+                    r"(?:l(?P<odds>[0-9.]+))?(?:f(?P<foe>[udnhm]))?(?:h(?P<halve>[0-9]+))?(?:q(?P<weight>[0-9.]+))?"
                     r"(?:r(?P<worst>[0-9.]+))?(?:p(?P<play_on>[0-9]+))?(?P<paired>c)?(?P<steady>e)?"
                     r"(?:(?P<worth>w)(?P<boost>[0-9.]+)?)?(?P<scripted>s)?:")
-FOE_PRIORS = {"u": "uniform", "d": "damage", "n": "network"}
+FOE_PRIORS = {"u": "uniform", "d": "damage", "n": "network", "h": "heuristic", "m": "maxdamage"}
 
 
 def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV|lL][fu|fd|fn][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
+    """search[N|Nms][xW][vV|lL][fu|fd|fn|fh|fm][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
     search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
     by the network and 1 - V by material (or with lL material's log-odds plus L times the network's
-    change in win log-odds since the root), the foe's prior uniform (u), by damage (d) or, at the root in singles, the models' from the foe's seat (n), our root
+    change in win log-odds since the root), the foe's prior uniform (u), by damage (d) or, at the root in singles, the models' from the foe's seat (n) or leaning on the
+    heuristic's (h) or maxdamage's (m) choice from the foe's seat, our root
     choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
     value (0: the most visited; halving needs Q above 0), a root value moved R of the way to its
     worst reply's (0 unless told), P turns of both sides' hardest hits
