@@ -76,6 +76,15 @@ export const DOUBLES = {
     return out;
   },
 
+  /** Joint action a of the foe's `request` as its choice (null where it is none). */
+  foeChoice(request, a) {
+    try {
+      return choiceFor(request, a);
+    } catch (e) {
+      return null;
+    }
+  },
+
   /** No prior from the network below the root: our options there are hardest-hit pairs, which
    * its action table's probabilities do not name one by one ('undefined': the node keeps
    * `priors`). */

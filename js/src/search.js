@@ -17,7 +17,8 @@
 // foe is expected to play as a trained player would (in singles; the doubles foe chooses among
 // hardest-hit pairs, which the policy does not name one by one). With foe 'heuristic' or
 // 'maxdamage', the foe's prior at each world's root leans on that scripted player's choice from
-// the foe's seat (SCRIPTED_SHARE of it; the rest by damage, so the other replies are still tried).
+// the foe's seat (SCRIPTED_SHARE of it; the rest by damage, so the other replies are still tried;
+// in doubles the choice joins the foe's hardest-hit pairs there).
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
 // options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js.
 //
@@ -194,8 +195,8 @@ class Search {
     if (!this.nothing && o.foe === 'network' && game.foeSeat) {  // the foe's prior at each world's root, asked first
       for (const world of this.worlds) if (world.foeRequest) this.pending.push({foeRoot: world});
     }
-    if (!this.nothing && SCRIPTED_FOES.includes(o.foe) && game.foeSeat) {
-      for (const world of this.worlds) if (world.foeRequest) [world.foePrior, world.foePick] = scriptedFoePrior(view, world, o.foe);
+    if (!this.nothing && SCRIPTED_FOES.includes(o.foe)) {
+      for (const world of this.worlds) if (world.foeRequest) [world.foePrior, world.foePick] = scriptedFoePrior(game, view, world, o.foe);
     }
     if (this.nothing || !(o.halve > 1)) return;
     if (!(o.weight > 0)) throw new Error('search: halving needs a weight');
@@ -442,10 +443,11 @@ function visit(game, world, o, random, forced = null) {
     const picks = [null, null];
     for (let i = 0; i < 2; i++) {
       const atRoot = node === world.root && i === 0;
-      const options = atRoot ? world.choices.filter(c => c !== null) : game.options(battle, sideOf(i));
+      const foeRoot = node === world.root && i === 1 && world.foePrior;  // its options are its prior's
+      const options = atRoot ? world.choices.filter(c => c !== null) : foeRoot ? [...world.foePrior.keys()] :
+        game.options(battle, sideOf(i));
       if (!options.length) continue;
-      const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior :
-        i === 1 && node === world.root && world.foePrior ? world.foePrior :
+      const priors = atRoot ? world.priors : i === 0 && node.ourPrior ? node.ourPrior : foeRoot ? world.foePrior :
         game.priors(battle, sideOf(i), options, i === 1 && o.foe === 'uniform' ? 'uniform' : 'damage');
       picks[i] = atRoot && forced ? take(node, i, forced, priors) : choose(node, i, options, priors, o.c);
     }
@@ -558,6 +560,8 @@ const SINGLES = {
   choice: (req, a, start) => ourChoice(req, a, start.slots),
   options: (battle, side) => optionsOf(side),
   priors: priorsOf,
+  /** Action index a of the foe's `request` as its choice (undefined where it is not legal). */
+  foeChoice: (request, a) => legalChoices(request)[a],
   /** The network's action probabilities `probs` as a prior over our legal choices at `request`. */
   networkPrior(request, probs) {
     const legal = legalChoices(request);
@@ -571,13 +575,16 @@ const SCRIPTED_FOES = ['heuristic', 'maxdamage'];
 const FOE_PRIORS = ['damage', 'uniform', 'network', ...SCRIPTED_FOES];
 
 /** The foe's prior at `world`'s root leaning on scripted player `name`'s choice there, from the
- * foe's seat (foeView): SCRIPTED_SHARE on that choice, the rest by damage; [prior, the choice]. */
-export function scriptedFoePrior(view, world, name) {
+ * foe's seat (foeView): SCRIPTED_SHARE on that choice, the rest by damage over the foe's options
+ * there (the choice added to them where they lack it: in doubles, where they are hardest-hit
+ * pairs); [prior, the choice or null]. */
+export function scriptedFoePrior(game, view, world, name) {
   const battle = restore(world.start, mulberry32(0));
   const side = battle.sides[1 - world.me];
-  const prior = priorsOf(battle, side, optionsOf(side), 'damage');
-  const pick = legalChoices(world.foeRequest)[scriptedAction(name, foeView(view, world.foeRequest).view)];
-  if (!prior.has(pick)) return [prior, null];  // a choice the simulator would not take here: by damage alone
+  const prior = game.priors(battle, side, game.options(battle, side), 'damage');
+  const pick = game.foeChoice(world.foeRequest, scriptedAction(name, foeView(view, world.foeRequest).view));
+  if (!pick) return [prior, null];  // a choice the simulator would not take here: by damage alone
+  if (!prior.has(pick)) prior.set(pick, 0);
   for (const [o, p] of prior) prior.set(o, (1 - SCRIPTED_SHARE) * p + (o === pick ? SCRIPTED_SHARE : 0));
   return [prior, pick];
 }

@@ -62,7 +62,7 @@ class SearchPlayer(GuidedPlayer):
     budget per decision; `worlds`: the draws of what cannot be seen; `c`: exploration; `foe`: the
     foe's prior ('damage': by how hard each move hits, 'uniform', or 'network': at each world's root
     the policy's from the foe's seat, in singles; 'heuristic', 'maxdamage': at each world's root
-    half on that scripted player's choice from the foe's seat, in singles); `net`: the network's share of a leaf's value (0:
+    half on that scripted player's choice from the foe's seat); `net`: the network's share of a leaf's value (0:
     material alone), its leaves valued `batch` at a time per search; `odds`: instead of a share, the
     network's change in win log-odds from the root to the leaf, times `odds`, added to material's
     log-odds (0: none); `weight`: how the action is chosen (0: the one visited most; above 0, see

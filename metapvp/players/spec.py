@@ -42,7 +42,8 @@
                                             the foe's seat (singles; deeper, by damage)
   searchNfh:MODEL, searchNfm:MODEL          the foe's prior at the root half on the heuristic's
                                             (maxdamage's) choice from the foe's seat, half by
-                                            damage (singles)
+                                            damage (in doubles the choice joins
+                                            the foe's hardest-hit pairs)
   searchNhM:MODEL                           our choices at the root searched by sequential
                                             halving over the M likeliest (4 without h; h0: by
                                             PUCT like every other node)

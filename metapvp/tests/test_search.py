@@ -134,6 +134,22 @@ def first_searches(settings) -> list[dict]:
         sim.close()
 
 
+def check_scripted_foe(test, sim, key, legal):
+    """The same search of `key`'s decision with the foe's prior by damage, then leaning on each
+    scripted player's choice: that choice is among the foe's root options in every world and
+    draws at least half of the foe's visits there, more than by damage (where it may not be an option)."""
+    prior = [1 / len(legal)] * len(legal)
+    damage, *scripted = (sim.search([key], [legal], [prior], [5], {"nodes": 32, "halve": 4, "weight": 16, "foe": f})[0]
+                         for f in ("damage", "heuristic", "maxdamage"))
+    test.assertEqual(damage["foe_picks"], [None, None])
+    for r in scripted:
+        for world, pick in enumerate(r["foe_picks"]):
+            visits = r["foe_visits"][world]
+            test.assertIn(pick, visits, r)
+            test.assertGreaterEqual(visits[pick], sum(visits.values()) / 2, r)
+            test.assertGreater(visits[pick], damage["foe_visits"][world].get(pick, 0), (r, damage))
+
+
 class BudgetTest(unittest.TestCase):
     def test_a_time_budget_is_kept(self):
         sim = Simulator("singles-v2")
@@ -323,16 +339,13 @@ class BudgetTest(unittest.TestCase):
     def test_the_foes_prior_at_the_root_leaning_on_a_scripted_player(self):
         """With `foe` 'heuristic' or 'maxdamage' the foe's prior at each world's root is half on
         that player's choice from the foe's seat (checkFoeViews holds that choice to the foe's
-        own): the choice is one of the foe's options in every world and draws most of its visits
-        there, more than the prior by damage gives it."""
-        damage, heuristic, maxdamage = first_searches([{"foe": f} for f in ("damage", "heuristic", "maxdamage")])
-        self.assertEqual(damage["foe_picks"], [None, None])
-        for r in (heuristic, maxdamage):
-            for world, pick in enumerate(r["foe_picks"]):
-                visits = r["foe_visits"][world]
-                self.assertIn(pick, visits, r)
-                self.assertGreater(visits[pick], sum(visits.values()) / 2, r)
-                self.assertGreater(visits[pick], damage["foe_visits"][world][pick], (r, damage))
+        own): the choice is one of the foe's options in every world and draws at least half of its
+        visits there, more than the prior by damage gives it."""
+        sim = Simulator("singles-v2")
+        try:
+            check_scripted_foe(self, sim, *first_decision(sim))
+        finally:
+            sim.close()
 
     def test_worst_moves_a_root_value_towards_its_worst_reply(self):
         """With `worst` a root candidate's value is its mean moved that share of the way to its
@@ -492,6 +505,16 @@ class DoublesSearchTest(unittest.TestCase):
         self.assertGreater(values[1], values[2])
         self.assertEqual(sum(found["visits"]), 48)
         sim.abort()
+
+    def test_the_foes_prior_at_the_root_leaning_on_a_scripted_player_in_doubles(self):
+        """As in singles (BudgetTest): the scripted player's joint choice joins the foe's
+        hardest-hit pairs at the root where it is not one of them."""
+        sim = Simulator("doubles-v2")
+        try:
+            key, legal = first_decision(sim, "gen9randomdoublesbattle")
+            check_scripted_foe(self, sim, key, legal[:8])
+        finally:
+            sim.close()
 
     def test_odds_add_the_networks_change_since_the_root_to_material_in_doubles(self):
         """As in singles (BudgetTest), at the first decision of a random doubles battle, four of
