@@ -578,7 +578,7 @@ const FOE_PRIORS = ['damage', 'uniform', 'network', ...SCRIPTED_FOES];
  * foe's seat (foeView): SCRIPTED_SHARE on that choice, the rest by damage over the foe's options
  * there (the choice added to them where they lack it: in doubles, where they are hardest-hit
  * pairs); [prior, the choice or null]. */
-export function scriptedFoePrior(game, view, world, name) {
+function scriptedFoePrior(game, view, world, name) {
   const battle = restore(world.start, mulberry32(0));
   const side = battle.sides[1 - world.me];
   const prior = game.priors(battle, side, game.options(battle, side), 'damage');
