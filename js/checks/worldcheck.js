@@ -227,7 +227,7 @@ export function checkFoeViews({format, battles, seed, contract}) {
       if (v2.needsDecision && v1.request && v1.request.side && !v2.refusals) {
         v2.flush();
         encode(v2, records, 0);
-        const seen = foeView(v1, match.sim.sides[1].activeRequest).view;
+        const seen = foeView(v1, match.sim.sides[1].activeRequest);
         encode(seen, records, 1);
         out.compared++;
         for (const name of Object.keys(out.scripted)) {

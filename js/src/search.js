@@ -273,7 +273,7 @@ class Search {
     if (leaf.root) return this.view;
     if (leaf.foeRoot) {
       leaf.request = leaf.foeRoot.foeRequest;
-      return foeView(this.view, leaf.request).view;
+      return foeView(this.view, leaf.request);
     }
     const {view, request} = leafView(this.view, leaf.battle, leaf.world.logStart, leaf.world.me);
     leaf.request = request;
@@ -341,13 +341,13 @@ export function leafView(root, battle, logStart, me) {
 /** The position as the foe would see it: a fresh client from the foe's seat fed the lines our
  * view `root` was shown (our copy of them: our Pokemon's HP exact where the foe's shows a rounded
  * share), then `request`, the foe's request as the simulator wrote it (in a drawn world, its
- * Pokemon fainted before the root, left out there, stay as the lines left them). {view}. */
+ * Pokemon fainted before the root, left out there, stay as the lines left them). */
 export function foeView(root, request) {
   const view = new PlayerView(root.key, request.side.id);
   view.feed(root.history.filter(item => typeof item === 'string'));
   view.pending = Protocol.parseRequest(JSON.stringify(request));
   view.flush();
-  return {view};
+  return view;
 }
 
 /** Our request at a leaf, as the real battle would send it: the simulator's, under our real
@@ -582,7 +582,7 @@ function scriptedFoePrior(game, view, world, name) {
   const battle = restore(world.start, mulberry32(0));
   const side = battle.sides[1 - world.me];
   const prior = game.priors(battle, side, game.options(battle, side), 'damage');
-  const pick = game.foeChoice(world.foeRequest, scriptedAction(name, foeView(view, world.foeRequest).view));
+  const pick = game.foeChoice(world.foeRequest, scriptedAction(name, foeView(view, world.foeRequest)));
   if (!pick) return [prior, null];  // a choice the simulator would not take here: by damage alone
   if (!prior.has(pick)) prior.set(pick, 0);
   for (const [o, p] of prior) prior.set(o, (1 - SCRIPTED_SHARE) * p + (o === pick ? SCRIPTED_SHARE : 0));
