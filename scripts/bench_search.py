@@ -2,18 +2,17 @@
 beside the simulator alone, and its strength and time per decision at several budgets.
 
     ./rp scripts/bench_search.py [--budgets 16,64,256] [--battles 100] [--opponent heuristic]
-                                 [--model agent] [--worlds 2] [--net 0] [--suffix h4] [--seed 0]
+                                 [--model agent] [--worlds 2] [--suffix h4q16p1] [--seed 0]
                                  [--concurrency 1]
 
 Speed: simulated turns per second inside the search (a turn there is a restore of the drawn
 world and a step, or a step of a visit already under way) beside the simulator alone playing
 random battles in the same V8 context (rawsim), and the ratio.
-Strength: for each budget, `search{B}x{W}v{NET}{SUFFIX}:MODEL` against --opponent over --battles battles (seats
+Strength: for each budget, `search{B}x{W}{SUFFIX}:MODEL` against --opponent over --battles battles (seats
 alternating, one process, one core): its win rate with the 95% interval, and milliseconds per
 search (median, 99th percentile). With --concurrency 1 (the default) one battle is decided at a
-time, so a search's milliseconds are its own; with more, the searches of the battles deciding
-together run interleaved (their leaves share the network's batches), and each one's time is the
-batch's. A benchmark, not a test: the figures depend on the machine and
+time; with more, the battles deciding together are searched one after another in one call.
+A benchmark, not a test: the figures depend on the machine and
 its load; run it on an idle machine."""
 import argparse
 import time
@@ -57,8 +56,8 @@ def main():
     ap.add_argument("--opponent", default="heuristic")
     ap.add_argument("--model", default="agent")
     ap.add_argument("--worlds", type=int, default=2)
-    ap.add_argument("--net", type=float, default=0.0, help="the network's share of a leaf's value")
-    ap.add_argument("--suffix", default="", help="the rest of the search's spec: fu, hM, qQ (metapvp.players.spec)")
+    ap.add_argument("--suffix", default="h4q16p1", help="the rest of the search's compact spec: hM, qQ, pP, s "
+                                                        "(metapvp.players.searchconfig)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--concurrency", type=int, default=1, help="battles played at once")
     args = ap.parse_args()
@@ -68,7 +67,7 @@ def main():
     print(f"{'player':<28} {'vs':<12} {'battles':>7} {'win':>6} {'95% CI':>13} {'ms median':>9} {'ms p99':>7} "
           f"{'visits':>6} {'turns/s in search':>17} {'of raw':>6}")
     for budget in [int(b) for b in args.budgets.split(",")]:
-        r = strength(f"search{budget}x{args.worlds}v{args.net:g}{args.suffix}:{args.model}", args.opponent, args.format, args.battles, args.seed,
+        r = strength(f"search{budget}x{args.worlds}{args.suffix}:{args.model}", args.opponent, args.format, args.battles, args.seed,
                      args.concurrency)
         print(f"{r['spec']:<28} {args.opponent:<12} {r['battles']:>7} {r['win']:>6.3f} "
               f"{r['ci'][0]:>6.3f}-{r['ci'][1]:.3f} {r['median_ms']:>9.0f} {r['p99_ms']:>7.0f} {r['nodes']:>6.0f} "

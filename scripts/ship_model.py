@@ -8,9 +8,11 @@ Every figure in the card comes from a file this reads, so the card can be rebuil
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
 shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for lookahead, a
-search spec such as search64: before it for the search), e.g.
+search prefix such as search64x2h4q16p1: before it for the search), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
---card-only rewrites the card alone (the model and curve already shipped).
+--search PREFIX writes the search `agent` plays into the shipped model's metadata (e.g.
+--search search64x2h4q16p1, or search(visits=128)); --card-only rewrites the card alone (the
+model and curve already shipped).
 """
 from __future__ import annotations
 
@@ -27,8 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT  # noqa: E402
-from metapvp.players.search import DEFAULT_NODES  # noqa: E402
-from metapvp.players.spec import (LOOKAHEAD, SEARCH, SHIPPED_MODELS, agent_as_played,  # noqa: E402
+from metapvp.models.modelfile import update_metadata  # noqa: E402
+from metapvp.players.searchconfig import parse_prefix  # noqa: E402
+from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played,  # noqa: E402
                                   bare_agent, lookahead_settings, model_spec)
 
 
@@ -43,19 +46,22 @@ def played(r: dict) -> str:
     spec = r["p1"]
     if bare_agent(spec):
         spec = agent_as_played("agent", r["format"])
-    m = LOOKAHEAD.match(spec) or SEARCH.match(spec)
+    m = LOOKAHEAD.match(spec)
     if m:
         return m.group(0) + "agent"
+    search = parse_prefix(spec)
+    if search:
+        return spec[:search[1]] + "agent"
     if r.get("play_best_move") in ("p1", "both"):
         return "agent@0"
     return f"agent@{model_spec(spec, r['format'])[1]:g}"
 
 
 def how(spec: str) -> str:
-    search = SEARCH.match(spec)
+    search = parse_prefix(spec)
     if search:
-        budget = search.group(1) or DEFAULT_NODES
-        return f"search, {budget} {'ms' if search.group(2) else 'visits'}"
+        config = search[0]
+        return f"search, {config.ms} ms" if config.ms else f"search, {config.visits} visits"
     settings = lookahead_settings(spec)
     if settings:
         turns, draws, weight = settings
@@ -98,13 +104,8 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
 
 
 def strength_intro(fmt: str) -> list[str]:
-    if LOOKAHEAD.match(agent_as_played("agent", fmt)):
-        return ["head2head, seats alternating; `agent` plays the model with two turns of lookahead",
-                "(`metapvp/players/lookahead.py`: each position's likeliest actions paired, each pair played ahead in",
-                "the simulator against the foe's likely answers and weighed against the policy's preference; the",
-                "search plays singles only); `agent@0` takes the model's most probable action (best move), and",
-                "`agent@1` samples from its policy as in training:"]
-    return ["head2head, seats alternating; `agent` plays the model guiding a search of 64 visits a decision",
+    prefix = agent_as_played("agent", fmt).removesuffix(":agent")
+    return [f"head2head, seats alternating; `agent` plays the model guiding a search (`{prefix}`, from the model's metadata)",
             "(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
             "what it cannot see, its likeliest actions weighed by what the search found); `agent@0` takes the",
             "model's most probable action (best move), and `agent@1` samples from its policy as in training:"]
@@ -177,6 +178,8 @@ def main(argv=None) -> int:
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
     ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
     ap.add_argument("--card", default="README.md", help="the card's file name in static/models/")
+    ap.add_argument("--search", help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1), "
+                                     "written into the shipped model's metadata")
     args = ap.parse_args(argv)
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
@@ -189,6 +192,11 @@ def main(argv=None) -> int:
     if not args.card_only:
         shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
         shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
+    if args.search:
+        found = parse_prefix(args.search.removesuffix(":") + ":")
+        if not found:
+            ap.error(f"--search {args.search!r} is not a search prefix (search..., e.g. search64x2h4q16p1)")
+        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", search=found[0].to_dict())
     (SHIPPED_MODELS / args.card).write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / args.card}")
     return 0

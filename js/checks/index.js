@@ -1,14 +1,13 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck, steadycheck, scorecheck) and measures it
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, scorecheck) and measures it
 // (rawsim, clientonly). None of it ships in build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
-import {checkWorlds, checkLeaves, checkFoeViews} from './worldcheck.js';
+import {checkWorlds} from './worldcheck.js';
 import {playRaw} from './rawsim.js';
-import {steadyHits} from './steadycheck.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
@@ -19,17 +18,14 @@ Object.assign(globalThis.metapvp, {
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
-  steadyHits(options) { return JSON.stringify(steadyHits(options)); },
-  scoreChanges(boost) { return JSON.stringify(scoreChanges(boost)); },
-  checkLeaves(options) { return JSON.stringify(checkLeaves({...options, contract: loadedContract()})); },
-  checkFoeViews(options) { return JSON.stringify(checkFoeViews({...options, contract: loadedContract()})); },
+  scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}
   halving({prior, m, nodes, values, weight}) {
-    const halving = new Halving(prior.map((p, k) => k), prior, m, {nodes});
+    const halving = new Halving(prior.map((p, k) => k), prior, m, {visits: nodes});
     const visits = prior.map(() => 0);
     const scores = () => valueScores(visits, values, prior, weight);
-    for (let k; (k = halving.next(scores, 0)) !== null;) visits[k]++;
+    for (let k; (k = halving.next(scores)) !== null;) visits[k]++;
     return JSON.stringify({visits, best: halving.best(scores())});
   },
   playRaw(options) { return JSON.stringify(playRaw(options)); },

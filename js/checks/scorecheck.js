@@ -1,7 +1,7 @@
-// The scorings of evaluation.js on simulator positions: one change at a time to p1's side of a
-// fresh one-on-one battle, and how much each scoring says it changed p1's score.
+// The material of evaluation.js on simulator positions: one change at a time to p1's side of a
+// fresh one-on-one battle, and how much material says it changed p1's score.
 import {Battle as SimBattle} from '@pkmn/sim';
-import {scoring, sideScore, SCORE_NAMES} from '../src/evaluation.js';
+import {sideScore} from '../src/evaluation.js';
 
 const SET = {level: 50, nature: 'Serious', evs: {}, ivs: {}, item: '', moves: ['tackle']};
 const TEAM = [{...SET, name: 'Absol', species: 'Absol', ability: 'Pressure'},
@@ -26,19 +26,14 @@ const CHANGES = {
   reflect: b => { b.p1.sideConditions.reflect = {id: 'reflect'}; },
 };
 
-/** {scoring: {change: p1's score after it less before}} for every scoring, each with `boost` a
- * stage where given (evaluation.js's scoring()). */
-export function scoreChanges(boost = null) {
+/** {change: p1's material after it less before}. */
+export function scoreChanges() {
   const out = {};
-  for (const name of SCORE_NAMES) {
-    out[name] = {};
-    const weights = scoring(name, boost);
-    for (const [change, apply] of Object.entries(CHANGES)) {
-      const battle = fresh();
-      const before = sideScore(battle.p1, weights);
-      apply(battle);
-      out[name][change] = Math.round((sideScore(battle.p1, weights) - before) * 1000) / 1000;
-    }
+  for (const [change, apply] of Object.entries(CHANGES)) {
+    const battle = fresh();
+    const before = sideScore(battle.p1);
+    apply(battle);
+    out[change] = Math.round((sideScore(battle.p1) - before) * 1000) / 1000;
   }
   return out;
 }

@@ -7,14 +7,9 @@
 //    Pokemon may stand in its empty position, fainted);
 //  - the search answers an action the mask allows, and the simulator accepts it (in doubles,
 //    searching a few of the allowed joint actions, as the player does);
-//  - the same seed and node budget give the same answer.
-// And the position the search encodes at a leaf (search.js leafView): where the simulated turn is
-// the real one (the true battle copied, the same choices, the same chances), it encodes to the
-// same record as the player's own view after that turn. And the foe's view at a world's root
-// (search.js foeView), made from the true battle, encodes as the foe's own view.
-import {PRNG, Dex, Battle as SimBattle} from '@pkmn/sim';
-import {RecordBuffer, encode} from '../src/encoder.js';
-import {leafView, foeView, search} from '../src/search.js';
+//  - the same seed and visit budget give the same answer.
+import {PRNG, Dex} from '@pkmn/sim';
+import {search} from '../src/search.js';
 import {actionTable} from '../src/actiontable.js';
 import {Match} from '../src/simulator.js';
 import {nextSeed} from './maskcheck.js';
@@ -22,7 +17,6 @@ import {GIMMICKS} from '../src/actions.js';
 import {rebuild, rebuildDoubles} from '../src/rebuild.js';
 import {possibleSets, moveID} from '../src/knowledge/sets.js';
 import {toID} from '../src/contract.js';
-import {scriptedAction} from '../src/policies.js';
 
 const G = GIMMICKS.length;
 const MAX_EXAMPLES = 5;
@@ -39,10 +33,10 @@ function allowed(table, request, mask) {
 /** One of the `legal` actions at random (0 where there is none). */
 const anyOf = (prng, legal) => (legal.length ? legal[prng.random(legal.length)] : 0);
 
-/** p1 plays the search's choices (options: the search's, 8 visits over 2 worlds and no halving
- * unless given), p2 at random; see the top of this file. */
-export function checkWorlds({format, battles, seed, ...options}) {
-  const searchOptions = {nodes: 8, worlds: 2, weight: 0, halve: 0, ...options};
+/** p1 plays the search's choices (`settings`: the search's, SearchConfig.to_js()), p2 at random;
+ * see the top of this file. */
+export function checkWorlds({format, battles, seed, settings}) {
+  const searchOptions = settings;
   const prng = new PRNG(seed);
   const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
     illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
@@ -106,7 +100,7 @@ function checkDecision(out, view, legal, mask, prng, options) {
   out.searched++;
   const same = (x, y) => JSON.stringify([x.best, x.visits, x.values, x.nodes]) === JSON.stringify([y.best, y.visits, y.values, y.nodes]);
   if (!same(first, again)) out.not_reproduced++;
-  if (first.nodes > options.nodes) out.over_budget++;
+  if (first.nodes > options.visits) out.over_budget++;
   const best = legal[first.best];
   if (!mask[best]) out.illegal++;
   return best;
@@ -158,107 +152,4 @@ function disagreements(view, battle, me, lead) {
   }
   if (lead >= 0 && ours[0] && ours[0].name !== (view.request.side.pokemon[lead].name)) problems.push('the lead is not the one sent in');
   return problems;
-}
-
-/** checkLeaves: at each turn of random battles (singles or doubles) where both sides choose,
- * each side's leaf view of the true battle after the real choices against its own view after
- * the turn, record by record.
- * {compared, differ, examples: [{battle, turn, features: names that differ}]}. */
-export function checkLeaves({format, battles, seed, contract}) {
-  const prng = new PRNG(seed);
-  const out = {format, compared: 0, differ: 0, examples: []};
-  const records = new RecordBuffer(contract, 2);
-  for (let b = 0; b < battles; b++) {
-    const match = new Match(`leaf-${b}`, {format, seed: nextSeed(prng)});
-    const table = actionTable(match.sim.gameType);
-    const mask = new Uint8Array(table.NUM_ACTIONS);
-    const pick = view => anyOf(prng, allowed(table, view.request, mask));
-    while (!match.ended) {
-      const [v1, v2] = [match.views.p1, match.views.p2];
-      const both = v1.needsDecision && v2.needsDecision && v1.request.active && v2.request.active;
-      const actions = {p1: v1.needsDecision ? pick(v1) : null, p2: v2.needsDecision ? pick(v2) : null};
-      let leaves = null;
-      if (both) {
-        const copy = SimBattle.fromJSON(JSON.stringify(match.sim.toJSON()));
-        copy.send = () => {};
-        const logStart = copy.log.length;
-        copy.choose('p1', table.choiceFor(v1.request, actions.p1));
-        copy.choose('p2', table.choiceFor(v2.request, actions.p2));
-        leaves = {p1: leafView(v1, copy, logStart, 0).view, p2: leafView(v2, copy, logStart, 1).view};
-      }
-      for (const side of ['p1', 'p2']) if (actions[side] !== null) match.act(side, actions[side]);
-      if (!leaves || match.ended) continue;
-      for (const side of ['p1', 'p2']) {
-        const view = match.views[side];
-        if (!view.request || view.refusals) continue;
-        view.flush();
-        encode(view, records, 0);
-        encode(leaves[side], records, 1);
-        out.compared++;
-        const differ = differing(contract, records);
-        if (differ.length) {
-          out.differ++;
-          if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: view.key, side, turn: view.battle.turn, features: differ});
-        }
-      }
-    }
-  }
-  return out;
-}
-
-/** checkFoeViews: at each decision of p2 in random battles (singles, both sides at random), p1's
- * view from the foe's seat (search.js foeView) of the true battle (its foe's request there), against
- * p2's own view, record by record. Two features may differ by design: our Pokemon's HP (our copy
- * of the lines shows it exact, the foe's a rounded share) and the PP of the foe's benched
- * Pokemon's moves (its own client learns their maximum from its requests, ours counts from the
- * lines). The scripted players (the foe's prior 'heuristic', 'maxdamage') are asked from both
- * views too. {compared, differ: records with any other difference, features: {name: records where
- * it differs}, examples, scripted: {name: decisions where its choice from the two views differs}}. */
-export function checkFoeViews({format, battles, seed, contract}) {
-  const prng = new PRNG(seed);
-  const out = {format, compared: 0, differ: 0, features: {}, examples: [], scripted: {heuristic: 0, maxdamage: 0}};
-  const records = new RecordBuffer(contract, 2);
-  for (let b = 0; b < battles; b++) {
-    const match = new Match(`foe-${b}`, {format, seed: nextSeed(prng)});
-    const table = actionTable(match.sim.gameType);
-    const mask = new Uint8Array(table.NUM_ACTIONS);
-    while (!match.ended) {
-      const [v1, v2] = [match.views.p1, match.views.p2];
-      if (v2.needsDecision && v1.request && v1.request.side && !v2.refusals) {
-        v2.flush();
-        encode(v2, records, 0);
-        const seen = foeView(v1, match.sim.sides[1].activeRequest);
-        encode(seen, records, 1);
-        out.compared++;
-        for (const name of Object.keys(out.scripted)) {
-          if (scriptedAction(name, seen) !== scriptedAction(name, v2)) out.scripted[name]++;
-        }
-        const differ = differing(contract, records);
-        for (const name of differ) out.features[name] = (out.features[name] || 0) + 1;
-        const other = differ.filter(name => !FOE_VIEW_DIFFERS.includes(name));
-        if (other.length) {
-          out.differ++;
-          if (out.examples.length < MAX_EXAMPLES) out.examples.push({battle: v2.key, turn: v2.battle.turn, features: other});
-        }
-      }
-      for (const side of ['p1', 'p2']) {
-        const view = match.views[side];
-        if (!view.needsDecision) continue;
-        match.act(side, anyOf(prng, allowed(table, view.request, mask)));
-      }
-    }
-  }
-  return out;
-}
-const FOE_VIEW_DIFFERS = ['pokemon.hp', 'pokemon.move_pp'];
-
-/** The names of the features whose bytes differ between rows 0 and 1 of `records`. */
-function differing(contract, records) {
-  const bytes = contract.recordBytes;
-  return contract.features.filter(f => {
-    for (let i = f.offset; i < f.offset + f.count * f.bytes; i++) {
-      if (records.u8[i] !== records.u8[bytes + i]) return true;
-    }
-    return false;
-  }).map(f => f.name);
 }

@@ -56,11 +56,10 @@ export const DOUBLES = {
     return out;
   },
 
-  /** A prior over `options`: 'uniform', or 'damage', each pair weighted by the product of its
-   * two parts' hit scores. */
-  priors(battle, side, options, kind) {
+  /** A prior over `options`, each pair weighted by the product of its two parts' hit scores. */
+  priors(battle, side, options) {
     const out = new Map();
-    if (kind === 'uniform' || options.length < 2) {
+    if (options.length < 2) {
       for (const o of options) out.set(o, 1 / options.length);
       return out;
     }
@@ -74,22 +73,6 @@ export const DOUBLES = {
     }
     for (const o of options) out.set(o, out.get(o) / total);
     return out;
-  },
-
-  /** Joint action a of the foe's `request` as its choice (null where it is none). */
-  foeChoice(request, a) {
-    try {
-      return choiceFor(request, a);
-    } catch (e) {
-      return null;
-    }
-  },
-
-  /** No prior from the network below the root: our options there are hardest-hit pairs, which
-   * its action table's probabilities do not name one by one ('undefined': the node keeps
-   * `priors`). */
-  networkPrior() {
-    return undefined;
   },
 };
 

@@ -51,11 +51,9 @@ const metapvp = {
     if (typeof obj[method] !== 'function') throw new Error(`${obj.constructor.name} has no method ${method}`);
     return JSON.stringify(obj[method](...(Array.isArray(arg) ? arg : [arg])) ?? null);
   },
-  /** An object's output buffer: 'output' (its batches' records) or 'searchOutput' (the leaves
-   * a search hands the network, search.js). */
-  buffer(handle, which = 'output') {
-    if (which !== 'output' && which !== 'searchOutput') throw new Error(`no buffer '${which}'`);
-    return objects[handle][which].buffer;
+  /** An object's output buffer: its batches' records. */
+  buffer(handle) {
+    return objects[handle].output.buffer;
   },
   /** A team file's text (export or packed format) in packed format, for `>player`. */
   packTeam(text) {

@@ -29,7 +29,7 @@ function argmax(xs) {
 }
 
 /** Sequential halving over the `m` likeliest of the `candidates` (indices into the prior): the
- * budget ({nodes} or {ms, started}) split into equal shares, one a round; a round visits every
+ * budget ({visits} or {ms, started}) split into equal shares, one a round; a round visits every
  * candidate still standing alike, in whole cycles, until its share is spent (at least once
  * each), then the better half by score stays. */
 export class Halving {
@@ -39,7 +39,6 @@ export class Halving {
     this.budget = budget;
     this.round = 0;
     this.cycles = 0;     // whole cycles this round
-    this.cycle = 0;      // cycles begun over all rounds: the current one's number
     this.handed = 0;     // visits handed out
     this.queue = [];
     this.done = this.alive.length < 2;
@@ -47,18 +46,17 @@ export class Halving {
 
   /** Whether this round's share has room for another cycle. */
   room() {
-    const {nodes, ms, started} = this.budget, share = (this.round + 1) / this.rounds;
-    if (nodes > 0) return this.handed + this.alive.length <= Math.floor(nodes * share);
+    const {visits, ms, started} = this.budget, share = (this.round + 1) / this.rounds;
+    if (visits > 0) return this.handed + this.alive.length <= Math.floor(visits * share);
     return Date.now() - started < ms * share;
   }
 
-  /** The candidate to visit next; null where halving is done, or the round is over and
-   * `pending` leaves still wait for their values. `scores()`: each candidate's score now. */
-  next(scores, pending) {
+  /** The candidate to visit next; null where halving is done. `scores()`: each candidate's
+   * score now. */
+  next(scores) {
     if (this.done) return null;
     if (!this.queue.length) {
       if (this.cycles && !this.room()) {
-        if (pending) return null;
         const score = scores();
         this.alive.sort((a, b) => score[b] - score[a]);
         this.alive = this.alive.slice(0, Math.ceil(this.alive.length / 2));
@@ -71,7 +69,6 @@ export class Halving {
       }
       this.queue.push(...this.alive);
       this.cycles++;
-      this.cycle++;
     }
     this.handed++;
     return this.queue.shift();

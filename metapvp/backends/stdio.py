@@ -92,10 +92,10 @@ class StdioSimulator:
         and played ahead in the bundle's simulator."""
         return self.engine.lookahead(keys, candidates, play_on, samples)
 
-    def search(self, keys, actions, priors, seeds, options: dict, evaluate=None) -> list:
+    def search(self, keys, actions, priors, seeds, options: dict) -> list:
         """As the in-process simulator's: over worlds rebuilt from the player's view (the
         engine's), in the bundle's simulator."""
-        return self.engine.search(keys, actions, priors, seeds, options, evaluate)
+        return self.engine.search(keys, actions, priors, seeds, options)
 
     def abort(self, ids=None) -> int:
         drop = [i for i in (self.battles if ids is None else ids) if i in self.battles]

@@ -97,10 +97,9 @@ class BattleViews(Protocol):
     def lookahead(self, keys, candidates, play_on: int = 0, samples: int = 1) -> list:
         """Lookahead values of candidate actions for (battle id, side) pairs (js/src/lookahead.js)."""
 
-    def search(self, keys, actions, priors, seeds, options: dict, evaluate=None) -> list:
+    def search(self, keys, actions, priors, seeds, options: dict) -> list:
         """A search of each (battle id, side) pair's decision over its candidate actions, from the
-        policy's probabilities for them; `evaluate` values leaves where the network does
-        (js/src/search.js)."""
+        policy's probabilities for them (js/src/search.js; `options`: SearchConfig.to_js())."""
 
 
 @runtime_checkable

@@ -111,8 +111,8 @@ class V8:
     def destroy(self, handle: int):
         self._fn("destroy", handle)
 
-    def buffer(self, handle: int, which: str = "output") -> memoryview:
-        return self._fn("buffer", handle, which)
+    def buffer(self, handle: int) -> memoryview:
+        return self._fn("buffer", handle)
 
     def live_objects(self) -> int:
         return int(self._fn("liveObjects"))
@@ -152,14 +152,14 @@ class OutputViews:
     """Numpy views over a JS object's output buffer, refetched only when JS replaced the buffer
     (its `generation` changed) because a batch outgrew it."""
 
-    def __init__(self, v8: V8, handle: int, which: str = "output"):
-        self.v8, self.handle, self.which = v8, handle, which
+    def __init__(self, v8: V8, handle: int):
+        self.v8, self.handle = v8, handle
         self.generation = None
         self.buffer = None
 
     def __call__(self, generation: int, count: int):
         if generation != self.generation:
-            self.buffer = self.v8.buffer(self.handle, self.which)
+            self.buffer = self.v8.buffer(self.handle)
             self.generation = generation
         return self.v8.contract.views(self.buffer, count)
 
@@ -181,7 +181,6 @@ class V8Object:
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
-        self._leaf_views = OutputViews(self.v8, self.handle, "searchOutput")  # apart: a step's rows stay
         # the JS object goes when close() is called, or else when this one is garbage-collected
         self._free = weakref.finalize(self, _free, self.v8, self.handle)
 
@@ -204,25 +203,15 @@ class V8Object:
         return self.v8.call(self.handle, "lookahead", [list(k) for k in keys],
                             [[int(a) for a in c] for c in candidates], int(play_on), int(samples))
 
-    def search(self, keys, actions, priors, seeds, options: dict, evaluate=None) -> list:
-        """Searches (js/src/search.js) one decision per (battle id, side) pair: `actions` its
-        candidate action indices, `priors` the policy's probabilities for them, `seeds` one per
-        pair, `options` the budget and settings (search.js DEFAULTS). Where `options["net"]` or
-        `["odds"]` > 0 the searches' leaves come back encoded, in batches, for `evaluate(obs)` ->
-        (action probabilities (N, actions), win probabilities (N,)) to value; where `["foe"]` is
-        "network", the foe's view at each world's root first. Per pair: {visits, values,
-        world_visits, foe_visits, nodes, worlds, steps, ms}, None where there is nothing to
-        search, or {"error": message}."""
-        if (options.get("net", 0) > 0 or options.get("odds", 0) > 0 or options.get("foe") == "network") and evaluate is None:
-            raise ValueError("search: leaves valued by the network (net or odds > 0), or the foe's prior "
-                             "from it (foe 'network'), need evaluate")
-        out = self.v8.call(self.handle, "searchStart", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
-                           [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
-        while out["leaves"]:
-            probs, win = evaluate(self._leaf_views(out["generation"], out["leaves"]))
-            out = self.v8.call(self.handle, "searchStep", np.round(np.asarray(win, np.float64), 5).tolist(),
-                               np.round(np.asarray(probs, np.float64), 5).tolist())
-        return self.v8.call(self.handle, "searchResults")
+    def search(self, keys, actions, priors, seeds, options: dict) -> list:
+        """Searches (js/src/search.js) one decision per (battle id, side) pair, in one call:
+        `actions` its candidate action indices, `priors` the policy's probabilities for them,
+        `seeds` one per pair, `options` the budget and settings (SearchConfig.to_js(), whose
+        seed each pair's replaces). Per pair: {best, visits, values, world_visits, foe_visits,
+        nodes, worlds, steps, played_on, ms}, None where there is nothing to search, or
+        {"error": message}."""
+        return self.v8.call(self.handle, "search", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
+                            [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
 
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""

@@ -54,6 +54,23 @@ def read_metadata(path) -> dict:
         return _metadata(z, path)
 
 
+def update_metadata(path, **info) -> dict:
+    """Rewrites `path`'s metadata with `info` over it (a value None removes its key), the
+    tensors as they were, atomically; returns the new metadata."""
+    path = Path(path)
+    with _open(path) as z:
+        meta = _metadata(z, path)
+        entries = {name: z.read(name) for name in z.namelist() if name != "metadata.json"}
+    meta = {k: v for k, v in {**meta, **info}.items() if v is not None}
+    tmp = path.with_name(path.name + ".tmp")
+    with zipfile.ZipFile(tmp, "w") as z:
+        z.writestr("metadata.json", json.dumps(meta, indent=2))
+        for name, data in entries.items():
+            z.writestr(name, data)
+    os.replace(tmp, path)
+    return meta
+
+
 def load_model(path, contract=None) -> tuple[PolicyNet, dict]:
     """-> (network in eval mode on the CPU, metadata). `contract`: the contract the caller runs
     (default: the one the model names, as this checkout has it); a different hash is refused."""

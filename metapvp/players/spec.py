@@ -3,10 +3,10 @@
   random | first | maxdamage | heuristic   a built-in baseline
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
-                                            search of 64 visits (search64x2h4q16p1:agent in
-                                            singles, search64x2h8q16p1s:agent in doubles);
-                                            agent@0 takes its most probable action, agent@1
-                                            samples
+                                            search at the setting its metadata names
+                                            (search64x2h4q16p1:agent in singles,
+                                            search64x2h8q16p1s:agent in doubles); agent@0
+                                            takes its most probable action, agent@1 samples
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
   path/to/model.zip                         a saved model (metapvp.models)
@@ -24,51 +24,18 @@
                                             chance (damage rolls, accuracy, critical hits)
   lookaheadNwW:MODEL                        the same, weight W on the material against the
                                             policy's log-probabilities (4 without w)
-  search:MODEL | searchN:MODEL | searchNms:MODEL
-                                            a model (or ensemble) guiding a tree search in the
+  search:MODEL                              a model (or ensemble) guiding a tree search in the
                                             simulator at every decision: both sides choosing at
-                                            once, the unseen drawn; a budget of N visits (64
-                                            without one) or N milliseconds a decision
-                                            (metapvp.players.search; singles and doubles)
-  searchNxW:MODEL                           the same over W drawn worlds (2 without one)
-  searchNvV:MODEL                           new positions valued V by the model's value head and
-                                            1 - V by material (0 to 1)
-  searchNlL:MODEL                           new positions valued by material's log-odds plus L
-                                            times the change in the model's win log-odds since
-                                            the root (0 to 100)
-  searchNfu:MODEL                           the foe's prior uniform over its options (fd, the
-                                            default: by how hard each move hits)
-  searchNfn:MODEL                           the foe's prior at the root the model's policy from
-                                            the foe's seat (singles; deeper, by damage)
-  searchNfh:MODEL, searchNfm:MODEL          the foe's prior at the root half on the heuristic's
-                                            (maxdamage's) choice from the foe's seat, half by
-                                            damage (in doubles the choice joins
-                                            the foe's hardest-hit pairs)
-  searchNhM:MODEL                           our choices at the root searched by sequential
-                                            halving over the M likeliest (4 without h; h0: by
-                                            PUCT like every other node)
-  searchNqQ:MODEL                           the action kept: the highest log p + Q * its searched
-                                            value (16 without q; h0q0: the one visited most)
-  searchNqQrR:MODEL                         a root candidate's value its mean moved R (0 to 1)
-                                            of the way to its mean after its worst reply (the
-                                            foe's reply at the root that hurt it most)
-  searchNpP:MODEL                           P turns (0 to 3) of both sides' hardest hits played
-                                            past each new position before it is valued (1
-                                            without p)
-  searchN...c:MODEL                         each cycle of halving visits every candidate in the
-                                            same world from the same chances (common random
-                                            numbers)
-  searchN...e:MODEL                         inside the search every damage roll at its mean
-                                            and no critical hit (accuracy and secondary
-                                            effects still drawn)
-  searchN...w:MODEL                         positions scored by worth (a Pokemon standing,
-                                            stat stages, statuses, substitutes, screens, as the
-                                            leading open search bot weighs them) rather than
-                                            material (js/src/evaluation.js)
-  searchN...s:MODEL                         the heuristic's and maxdamage's choices added to our
-                                            root candidates, as likely as the policy's
-                                            favourite (agent in doubles; it loses in
-                                            singles: docs/agent.md)
+                                            once, the unseen drawn (metapvp.players.search;
+                                            singles and doubles), at SearchConfig's defaults
+  search(visits=128,worlds=4):MODEL         the same with the settings named changed (every
+                                            field of metapvp.players.searchconfig.SearchConfig:
+                                            visits, ms, worlds, halve, weight, play_on,
+                                            exploration, scripted=heuristic+maxdamage)
+  search[N|Nms][xW][hM][qQ][pP][s]:MODEL    the same in the compact form results record: N
+                                            visits or N ms, W worlds, halving over M, weight Q,
+                                            P turns played on, s the scripted players' picks
+                                            among our root candidates
 """
 from __future__ import annotations
 
@@ -80,10 +47,11 @@ from metapvp import contract as contracts
 from metapvp.players.base import Player
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.models.modelfile import ModelError, read_metadata
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
-from metapvp.players.search import (DEFAULT_HALVE, DEFAULT_NET, DEFAULT_NODES, DEFAULT_PLAY_ON, DEFAULT_WEIGHT,
-                                     DEFAULT_WORLDS, MAX_BOOST, ROOT_SCRIPTS, SearchPlayer)
+from metapvp.players.search import SearchPlayer
+from metapvp.players.searchconfig import SearchConfig, SearchConfigError, parse_prefix
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -94,25 +62,29 @@ BUILTIN = {
 
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
-# `agent` is the shipped player at its strongest as measured: in singles the model guiding a
-# search of 64 visits (search.py; docs/agent.md), which beat the model with two turns of
-# lookahead 0.541 over 1,000 battles and won more than it against heuristic and MaxDamage; in
-# doubles the model guiding the doubles search of 64 visits over its eight likeliest pairs
-# (docs/doubles.md, "Searching") with the heuristic's and maxdamage's choices among them, which
-# over the same 1,000 battles won more than the search without them (`agent` there until
-# 2026-11-26) against maxdamage (+0.056) and heuristic (+0.022).
-# Each is spelt out in full so that a change of the defaults does not change `agent`
-# unmeasured. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
-AGENT_SEARCH = "search64x2h4q16p1:"
-AGENT_DOUBLES = "search64x2h8q16p1s:"
+# `agent` is the shipped model as its metadata says it plays at its strongest as measured: its
+# "search" entry (SearchConfig.to_dict()), written by scripts/ship_model.py --search. In
+# singles that is a search of 64 visits (docs/agent.md), in doubles one of 64 visits over its
+# eight likeliest pairs with the scripted players' picks among them (docs/doubles.md). A model
+# whose metadata names no search plays SearchConfig's defaults. In an ensemble (agent+MODEL),
+# `agent` plays at its most probable action.
 AGENT_TEMPERATURE = 0.0
 
 
+def agent_search(fmt: str) -> SearchConfig:
+    """The search the model shipped for `fmt` plays as `agent` (its metadata's "search")."""
+    path = shipped_model(fmt)
+    try:
+        entry = read_metadata(path).get("search")
+        return SearchConfig() if entry is None else SearchConfig.from_dict(entry, f"{path}: metadata 'search'")
+    except (ModelError, SearchConfigError) as e:
+        raise SpecError(f"player 'agent': {e}") from None
+
+
 def agent_as_played(spec: str, fmt: str) -> str:
-    """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT): with AGENT_SEARCH in
-    singles, AGENT_DOUBLES in doubles."""
-    doubles = contracts.for_format(spec.partition(":")[2] or fmt) == contracts.DOUBLES
-    return (AGENT_DOUBLES if doubles else AGENT_SEARCH) + spec
+    """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT): its model's search
+    setting (agent_search) in the compact form, e.g. search64x2h4q16p1:agent."""
+    return f"{agent_search(spec.partition(':')[2] or fmt).compact()}:{spec}"
 
 
 def as_played(spec: str, fmt: str) -> str:
@@ -123,8 +95,7 @@ def as_played(spec: str, fmt: str) -> str:
 
 
 def bare_agent(spec: str) -> bool:
-    """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (AGENT_SEARCH,
-    AGENT_DOUBLES)."""
+    """`agent` or `agent:FORMAT` alone: the shipped model as `agent` plays it (agent_search)."""
     return spec == "agent" or (spec.startswith("agent:") and "+" not in spec and "@" not in spec)
 
 
@@ -151,14 +122,16 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     spec = as_played(spec, fmt)
     if LOOKAHEAD.match(spec):
         return _lookahead(spec, seed, fmt)
-    if SEARCH.match(spec):
-        return _search(spec, seed, fmt)
+    if spec.startswith("search"):
+        try:
+            found = parse_prefix(spec)
+        except SearchConfigError as e:
+            raise SpecError(str(e)) from None
+        if found:
+            return _search(spec, *found, seed, fmt)
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
-    if re.match(r"search[0-9msxvfudnhqrpcew.]*:", spec):   # settings out of order or range (not module.Class:path)
-        raise SpecError(f"player {spec!r}: a search is search[N|Nms][xW][vV|lL][fu|fd|fn|fh|fm][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL, "
-                        f"its settings in that order, e.g. search64x2v0.5:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
         return _load_model(spec, models, seed, temperature)
@@ -230,57 +203,12 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
 
 
-SEARCH = re.compile(r"search(?:(?P<budget>[0-9]+)(?P<ms>ms)?)?(?:x(?P<worlds>[0-9]+))?(?:v(?P<net>[0-9.]+))?"
-                    r"(?:l(?P<odds>[0-9.]+))?(?:f(?P<foe>[udnhm]))?(?:h(?P<halve>[0-9]+))?(?:q(?P<weight>[0-9.]+))?"
-                    r"(?:r(?P<worst>[0-9.]+))?(?:p(?P<play_on>[0-9]+))?(?P<paired>c)?(?P<steady>e)?"
-                    r"(?:(?P<worth>w)(?P<boost>[0-9.]+)?)?(?P<scripted>s)?:")
-FOE_PRIORS = {"u": "uniform", "d": "damage", "n": "network", "h": "heuristic", "m": "maxdamage"}
-
-
-def _search(spec: str, seed: int | None, fmt: str) -> Player:
-    """search[N|Nms][xW][vV|lL][fu|fd|fn|fh|fm][hM][qQ][rR][pP][c][e][w[B]][s]:MODEL: the models' probabilities as the prior of a
-    search with a budget of N visits or N milliseconds a decision, over W worlds, leaves valued V
-    by the network and 1 - V by material (or with lL material's log-odds plus L times the network's
-    change in win log-odds since the root), the foe's prior uniform (u), by damage (d) or, at the root in singles, the models' from the foe's seat (n) or leaning on the
-    heuristic's (h) or maxdamage's (m) choice from the foe's seat, our root
-    choices by sequential halving over the M likeliest (0: PUCT), the action chosen by log p + Q *
-    value (0: the most visited; halving needs Q above 0), a root value moved R of the way to its
-    worst reply's (0 unless told), P turns of both sides' hardest hits
-    played past each new position before it is valued, with c each cycle of halving in one world
-    from one draw of chance, with e damage rolls at their mean and no critical hits inside the
-    search, with w positions scored by worth rather than material (with wB, B a stage of attack,
-    special attack or speed, 0.3 unless told), and with s the heuristic's and maxdamage's choices
-    among our root candidates."""
-    m = SEARCH.match(spec)
-    models, _ = model_spec(spec[m.end():], fmt)
+def _search(spec: str, config: SearchConfig, start: int, seed: int | None, fmt: str) -> Player:
+    """A search prefix's setting (searchconfig.parse_prefix) guiding the models after it."""
+    models, _ = model_spec(spec[start:], fmt)
     if not models:
-        raise SpecError(f"player {spec!r}: search needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
-    budget = int(m["budget"] or DEFAULT_NODES)
-    nodes, ms = (0, budget) if m["ms"] else (budget, 0)
-    worlds = int(m["worlds"] or DEFAULT_WORLDS)
-    net = _number(m["net"], DEFAULT_NET)
-    odds = _number(m["odds"], 0.0)
-    halve = int(m["halve"]) if m["halve"] else DEFAULT_HALVE
-    weight = _number(m["weight"], DEFAULT_WEIGHT)
-    worst = _number(m["worst"], 0.0)
-    play_on = int(m["play_on"]) if m["play_on"] else DEFAULT_PLAY_ON
-    boost = _number(m["boost"], None)
-    if not 1 <= budget <= 100_000 or not 1 <= worlds <= 64 or not 0 <= net <= 1 or not 0 <= odds <= 100 \
-            or (net and odds) or not 0 <= weight <= 1000 or not 0 <= worst <= 1 \
-            or halve == 1 or halve > 16 or (halve and not weight) or play_on > 3 \
-            or not (boost is None or 0 <= boost <= MAX_BOOST):
-        raise SpecError(f"player {spec!r}: a budget of 1 to 100000 visits or milliseconds, 1 to 64 worlds, "
-                        f"the network's share of a leaf's value from 0 to 1 or its odds' weight from 0 to 100 (not both), a value weight from 0 to 1000 and "
-                        f"halving over 2 to 16 candidates (with a weight above 0), a share of the worst reply from 0 to 1, 0 to 3 turns played on, "
-                        f"a weight a stage from 0 to {MAX_BOOST:g}")
-    foe = FOE_PRIORS[m["foe"] or "d"]
-    score = "worth" if m["worth"] else "material"
-    scripted = ROOT_SCRIPTS if m["scripted"] else ()
-    return SearchPlayer(_load_model(spec, models, seed, 1.0), nodes=nodes, ms=ms, worlds=worlds, net=net, odds=odds, foe=foe,
-                        weight=weight, worst=worst, halve=halve, play_on=play_on, paired=bool(m["paired"]),
-                        steady=bool(m["steady"]),
-                        score=score, boost=boost, scripted=scripted,
-                        seed=seed)
+        raise SpecError(f"player {spec!r}: search needs a model after {spec[:start]!r} (agent, a model file, MODEL+MODEL)")
+    return SearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
 
 
 def _number(text: str | None, default: float) -> float:

@@ -28,9 +28,19 @@ class BackendProtocolTest(unittest.TestCase):
                     self.assertTrue(all(p.default is not inspect.Parameter.empty for p in extra), extra)
 
     def test_the_agent_plays_and_searches_on_every_backend(self):
+        self.check_plays_on_every_backend("agent", "searched")
+
+    def test_the_lookahead_plays_on_every_backend(self):
+        """The lookahead asks the backend for its turns ahead (Backend.lookahead) as the search
+        does for its own; a backend without them fails every battle of it."""
+        self.check_plays_on_every_backend("lookahead2:agent", "looked")
+
+    def check_plays_on_every_backend(self, spec: str, counter: str):
+        """Two battles of `spec` against random on each backend: no error, a winner each, and
+        the player's `counter` (decisions it sharpened through the backend) above 0."""
         for name in BACKENDS:
-            with self.subTest(backend=name):
-                agent, foe = make_player("agent", seed=1), make_player("random", seed=2)
+            with self.subTest(backend=name, spec=spec):
+                agent, foe = make_player(spec, seed=1), make_player("random", seed=2)
                 backend = make_backend(name, agent.contract)
                 try:
                     self.assertIsInstance(backend, Backend)
@@ -39,7 +49,7 @@ class BackendProtocolTest(unittest.TestCase):
                     backend.close()
                 self.assertEqual([r.error for r in results], [None, None])
                 self.assertTrue(all(r.winner in ("a", "b", "tie") for r in results))
-                self.assertGreater(agent.searched, 0)   # its search ran through this backend
+                self.assertGreater(getattr(agent, counter), 0)   # it ran through this backend
                 self.assertEqual(agent.failed, 0)
 
     def test_abort_drops_only_the_battles_named(self):

@@ -7,7 +7,8 @@ from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.players import SpecError, make_player
 from metapvp.players.search import SearchPlayer
-from metapvp.players.spec import AGENT_DOUBLES, AGENT_SEARCH, SHIPPED_MODELS, as_played
+from metapvp.players.searchconfig import SCRIPTED_PLAYERS, SearchConfig
+from metapvp.players.spec import SHIPPED_MODELS, as_played
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
 
 
@@ -23,11 +24,6 @@ class ShippedAgentTest(unittest.TestCase):
         wins = sum(r.winner == "a" for r in results)
         self.assertGreaterEqual(wins, 0.9 * battles, f"agent won {wins} of {battles} against random in {fmt}")
 
-    @staticmethod
-    def search_settings(agent) -> dict:
-        return {k: agent.options[k] for k in ("nodes", "ms", "worlds", "net", "halve", "weight", "playOn", "paired",
-                                                 "steady", "score", "boost")}
-
     def test_agent_loads_the_shipped_model_and_beats_random(self):
         agent = make_player("agent", seed=1, fmt="gen9randombattle")
         self.assertEqual(agent.contract, "singles-v2")
@@ -38,11 +34,9 @@ class ShippedAgentTest(unittest.TestCase):
     def test_agent_searches_unless_given_a_temperature(self):
         agent = make_player("agent")
         self.assertIsInstance(agent, SearchPlayer)
-        # spelt out in spec.AGENT_SEARCH, whatever the search's defaults
-        self.assertEqual(self.search_settings(agent),
-                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 4, "weight": 16.0, "playOn": 1,
-                          "paired": False, "steady": False, "score": "material", "boost": None})
-        self.assertEqual(agent.scripted, ())
+        # spelt out in the model file's metadata, whatever the search's defaults
+        self.assertEqual(agent.config, SearchConfig(visits=64, ms=0, worlds=2, halve=4, weight=16.0, play_on=1,
+                                                    exploration=1.5, scripted=()))
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
         self.assertEqual(make_player("agent@1").temperature, 1.0)
@@ -53,12 +47,11 @@ class ShippedAgentTest(unittest.TestCase):
     def test_agent_in_doubles_plays_the_doubles_model_with_its_search(self):
         agent = make_player("agent", seed=1, fmt="gen9randomdoublesbattle")
         self.assertIsInstance(agent, SearchPlayer)
-        # spelt out in spec.AGENT_DOUBLES, whatever the search's defaults
+        # spelt out in the model file's metadata, whatever the search's defaults
         self.assertEqual((agent.contract, agent.game_type), ("doubles-v2", "doubles"))
-        self.assertEqual(self.search_settings(agent),
-                         {"nodes": 64, "ms": 0, "worlds": 2, "net": 0.0, "halve": 8, "weight": 16.0, "playOn": 1,
-                          "paired": False, "steady": False, "score": "material", "boost": None})
-        self.assertEqual(agent.scripted, ("heuristic", "maxdamage"))   # their choices among the root candidates
+        # the scripted players' choices among the root candidates
+        self.assertEqual(agent.config, SearchConfig(visits=64, ms=0, worlds=2, halve=8, weight=16.0, play_on=1,
+                                                    exploration=1.5, scripted=SCRIPTED_PLAYERS))
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0", fmt="gen9randomdoublesbattle").temperature, 0.0)
         self.beats_random(agent, "gen9randomdoublesbattle")
@@ -67,10 +60,11 @@ class ShippedAgentTest(unittest.TestCase):
 
     def test_what_agent_played_is_spelt_out(self):
         """Results record each player as it played (as_played): a bare `agent` as its search."""
-        self.assertEqual(as_played("agent", "gen9randombattle"), AGENT_SEARCH + "agent")
-        self.assertEqual(as_played(" agent ", "gen9randomdoublesbattle"), AGENT_DOUBLES + "agent")
+        # as results files have recorded it since 2026-11-25 (singles) and 2026-11-26 (doubles)
+        self.assertEqual(as_played("agent", "gen9randombattle"), "search64x2h4q16p1:agent")
+        self.assertEqual(as_played(" agent ", "gen9randomdoublesbattle"), "search64x2h8q16p1s:agent")
         self.assertEqual(as_played("agent:gen9randomdoublesbattle", "gen9randombattle"),
-                         AGENT_DOUBLES + "agent:gen9randomdoublesbattle")
+                         "search64x2h8q16p1s:agent:gen9randomdoublesbattle")
         for spec in ("agent@0", "lookahead2:agent", "search32:agent", "heuristic"):
             self.assertEqual(as_played(spec, "gen9randombattle"), spec)
 
