@@ -1,4 +1,4 @@
-// Floors under the bridge's cost, for scripts/bench_engine.py: recorded player streams fed
+// Floors under the bridge's cost, for benchmarks/bench_engine.py: recorded player streams fed
 // without Python in between. feedClientOnly: bare @pkmn/client Battles (lines parsed and applied,
 // requests parsed and applied), with nothing of metapvp around them. replayEngine: an Engine
 // fed the same way as the Python benchmark feeds it, `battles` at a time, encoding or only

@@ -96,7 +96,7 @@ def rate(r, key):
     return r[key] / r["seconds"]
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--format", default="gen9randombattle")
     ap.add_argument("--battles", type=int, default=100, help="battles per process")
@@ -106,7 +106,7 @@ def main():
     ap.add_argument("--contracts", default="singles-v1", help="comma-separated; the full stack runs with each")
     ap.add_argument("--warmup", type=int, default=0,
                     help="battles each full-stack process plays before its clock starts (as in a long run)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     contracts = args.contracts.split(",")
     W, n = args.workers, args.battles
     one_cpu = {min(os.sched_getaffinity(0))}

@@ -63,7 +63,7 @@ BUILTIN = {
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
 # `agent` is the shipped model as its metadata says it plays at its strongest as measured: its
-# "search" entry (SearchConfig.to_dict()), written by scripts/ship_model.py --search. In
+# "search" entry (SearchConfig.to_dict()), written by metapvp/exe/ship_model.py --search. In
 # singles that is a search of 64 visits (docs/agent.md), in doubles one of 64 visits over its
 # eight likeliest pairs with the scripted players' picks among them (docs/doubles.md). A model
 # whose metadata names no search plays SearchConfig's defaults. In an ensemble (agent+MODEL),

@@ -198,17 +198,18 @@ class Head2HeadCliTest(unittest.TestCase):
                 self.assertGreater(v8["cached"]["results"], 0)   # heuristic reads the battle knowledge
             self.check_pooling(Path(out), last)
             self.check_comparing(Path(out), last)
+            self.check_old_results(Path(out))
             self.check_move_use(Path(out), last)
 
     def check_move_use(self, out: Path, result: dict):
-        """scripts/move_use.py counts the moves each player used against those its team carried:
+        """studies/move_use.py counts the moves each player used against those its team carried:
         each player is read at its seats (the battles it won are head2head's count), every move
         it used is one its own team carried (the names read as ids), and it used some; the two
         players' first Terastallizations, and the turns they came on, add up to those in the
         battles' logs (a player read off the other's side would count its turns twice)."""
         teras, turns = 0, 0
         for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
-            proc = subprocess.run([sys.executable, "scripts/move_use.py", str(out), "--top", "1000", *flag], capture_output=True,
+            proc = subprocess.run([sys.executable, "studies/move_use.py", str(out), "--top", "1000", *flag], capture_output=True,
                                   text=True, cwd=ROOT, timeout=60)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             used = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -233,10 +234,10 @@ class Head2HeadCliTest(unittest.TestCase):
         self.assertEqual((teras, turns), (in_logs, turns_in_logs))
 
     def check_comparing(self, out: Path, result: dict):
-        """scripts/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
+        """metapvp/exe/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
         one battle's outcome turned around is the one battle that differs; other battles are
         refused."""
-        compare = [sys.executable, "scripts/compare_runs.py"]
+        compare = [sys.executable, "metapvp/exe/compare_runs.py"]
 
         def run(*dirs):
             proc = subprocess.run(compare + [str(d) for d in dirs], capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -287,9 +288,34 @@ class Head2HeadCliTest(unittest.TestCase):
         self.assertEqual(code, 2)
         self.assertIn("holds no head2head run", err)
 
+    def check_old_results(self, out: Path):
+        """Results files written before the search's settings were typed still load: runs whose
+        player was a search setting since retired (`fh`, the foe's prior leaning on the
+        heuristic) pool, compare battle by battle, and make a model card's row."""
+        old = []
+        for name in ("old-a", "old-b"):
+            d = out / name
+            shutil.copytree(out, d, ignore=shutil.ignore_patterns("old-*", "turned", "seed9", "other", "underway"))
+            for file in ("results.json", "run.json"):
+                r = json.loads((d / file).read_text())
+                (d / file).write_text(json.dumps({**r, "p1": "search64x2fhh4q16p1:agent",
+                                                  "p1_as_played": "search64x2fhh4q16p1:agent"}))
+            old.append(d)
+        proc = subprocess.run([sys.executable, "metapvp/exe/pool_results.py", *map(str, old)], capture_output=True,
+                              text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout.splitlines()[-1])["p1"], "search64x2fhh4q16p1:agent")
+        proc = subprocess.run([sys.executable, "metapvp/exe/compare_runs.py", *map(str, old)], capture_output=True,
+                              text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(proc.returncode, 0, proc.stderr)
+        self.assertEqual(json.loads(proc.stdout.splitlines()[-1])["a_only"], 0)
+        from metapvp.exe.ship_model import eval_rows
+        (row,) = eval_rows(old[:1])[2:]
+        self.assertIn("`search64x2fhh4q16p1` (a setting since retired)", row)
+
     def check_pooling(self, out: Path, result: dict):
-        """scripts/pool_results.py adds up runs of one pairing and refuses runs of another."""
-        pool = [sys.executable, "scripts/pool_results.py"]
+        """metapvp/exe/pool_results.py adds up runs of one pairing and refuses runs of another."""
+        pool = [sys.executable, "metapvp/exe/pool_results.py"]
         proc = subprocess.run(pool + [str(out), str(out)], capture_output=True, text=True, cwd=ROOT, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         pooled = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -357,8 +383,7 @@ class Head2HeadCliTest(unittest.TestCase):
                 replayed = json.loads(gzip.open(logs[i], "rt").read())
                 self.assertEqual((replayed["seed"], replayed["p1team"], replayed["p2team"]),
                                  (before["seed"], before["p1team"], before["p2team"]))
-            sys.path.insert(0, str(ROOT / "scripts"))
-            from compare_runs import outcomes
+            from metapvp.exe.compare_runs import outcomes
             self.assertEqual(r["p1_wins"], sum(outcomes(out).values()))
 
             other = subprocess.run(cmd[:6] + ["heuristic"] + cmd[7:] + ["--num-matches", "4"],

@@ -102,7 +102,7 @@ class SinglesReplayTest(ReplayTest):
     fmt = "gen9randombattle"
 
     def test_the_value_study_scores_every_position_of_the_runs(self):
-        """scripts/value_study.py over a run's saved battles: every position of every battle won
+        """studies/value_study.py over a run's saved battles: every position of every battle won
         by one side is scored; a folder without battle logs is refused by name."""
         with tempfile.TemporaryDirectory() as tmp:
             logs = Path(tmp) / "logs"
@@ -110,7 +110,7 @@ class SinglesReplayTest(ReplayTest):
             for i, saved in self.saved.items():
                 with gzip.open(logs / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
                     json.dump(saved, f)
-            study = [sys.executable, "scripts/value_study.py"]
+            study = [sys.executable, "studies/value_study.py"]
             proc = subprocess.run(study + [tmp, "--epochs", "1", "--holdout", "0.5"], capture_output=True, text=True,
                                   cwd=ROOT, timeout=300)
             self.assertEqual(proc.returncode, 0, proc.stderr)

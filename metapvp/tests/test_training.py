@@ -149,7 +149,7 @@ class NetworkV2Test(NetworkTest):
 
 class CheckpointAverageTest(unittest.TestCase):
     def test_checkpoints_average_to_one_model(self):
-        """scripts/average_checkpoints.py: the weights are the mean of the inputs', the
+        """metapvp/exe/average_checkpoints.py: the weights are the mean of the inputs', the
         observation statistics the newest's; checkpoints of different networks are refused."""
         torch.manual_seed(1)
         contract = load("singles-v2")
@@ -158,7 +158,7 @@ class CheckpointAverageTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             a = save_model(Path(tmp) / "model-000010.zip", mine_model, contract, format="gen9randombattle")
             b = save_model(Path(tmp) / "model-000020.zip", other, contract, format="gen9randombattle")
-            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "avg.zip"),
+            run = subprocess.run([sys.executable, str(ROOT / "metapvp/exe/average_checkpoints.py"), str(Path(tmp) / "avg.zip"),
                                   str(a), str(b)], capture_output=True, text=True, timeout=120)
             self.assertEqual(run.returncode, 0, run.stderr)
             avg, meta = load_model(Path(tmp) / "avg.zip")
@@ -171,7 +171,7 @@ class CheckpointAverageTest(unittest.TestCase):
             for k in weights:
                 torch.testing.assert_close(got[k], (mine[k] + theirs[k]) / 2)
             big = save_model(Path(tmp) / "big.zip", new_model(contract, "medium"), contract)
-            run = subprocess.run([sys.executable, str(ROOT / "scripts/average_checkpoints.py"), str(Path(tmp) / "x.zip"),
+            run = subprocess.run([sys.executable, str(ROOT / "metapvp/exe/average_checkpoints.py"), str(Path(tmp) / "x.zip"),
                                   str(a), str(big)], capture_output=True, text=True, timeout=120)
             self.assertEqual(run.returncode, 2)
             self.assertIn("only checkpoints of one network can be averaged", run.stderr)

@@ -1,7 +1,7 @@
 """Soak benchmark: many battles in one go, with each process's resident memory sampled, to show
 that nothing crashes, nothing hangs and memory does not creep.
 
-    ./rp scripts/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--probe 0] [--outdir runs/soak]
+    ./rp benchmarks/soak.py [--h2h 10000] [--live 1000] [--concurrent 4] [--probe 0] [--outdir runs/soak]
 
 1. head2head.py, heuristic against maxdamage, --h2h battles on 2 workers;
 2. challenge_bot.py (--bot, default the shipped `agent`) against smogon_eval.py (heuristic) on a

@@ -3,7 +3,7 @@ writes the model card (static/models/README.md, or --card NAME) from the run and
 evaluations.
 Every figure in the card comes from a file this reads, so the card can be rebuilt.
 
-    ./rp scripts/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
+    ./rp metapvp/exe/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import sys
 import zipfile
@@ -25,13 +26,11 @@ from pathlib import Path
 
 import yaml
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT  # noqa: E402
-from metapvp.models.modelfile import update_metadata  # noqa: E402
-from metapvp.players.searchconfig import parse_prefix  # noqa: E402
-from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played,  # noqa: E402
+from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
+from metapvp.models.modelfile import update_metadata
+from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
+from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played,
                                   bare_agent, lookahead_settings, model_spec)
 
 
@@ -49,18 +48,20 @@ def played(r: dict) -> str:
     m = LOOKAHEAD.match(spec)
     if m:
         return m.group(0) + "agent"
-    search = parse_prefix(spec)
+    search = SEARCH_PREFIX.match(spec) or re.match(r"search\([^()]*\):", spec)
     if search:
-        return spec[:search[1]] + "agent"
+        return search.group(0) + "agent"
     if r.get("play_best_move") in ("p1", "both"):
         return "agent@0"
     return f"agent@{model_spec(spec, r['format'])[1]:g}"
 
 
 def how(spec: str) -> str:
-    search = parse_prefix(spec)
-    if search:
-        config = search[0]
+    if spec.startswith("search"):
+        try:
+            config = parse_prefix(spec)[0]
+        except SearchConfigError:   # a setting since retired, as a results file from before recorded it
+            return f"search, `{spec.partition(':')[0]}` (a setting since retired)"
         return f"search, {config.ms} ms" if config.ms else f"search, {config.visits} visits"
     settings = lookahead_settings(spec)
     if settings:
@@ -94,13 +95,13 @@ def eval_commands(dirs: list[Path]) -> list[str]:
 
 
 def averaged_row(run: Path, meta: dict) -> list[str]:
-    """The row that says a model is an average of checkpoints (scripts/average_checkpoints.py)."""
+    """The row that says a model is an average of checkpoints (metapvp/exe/average_checkpoints.py)."""
     names = meta.get("averaged_from")
     if not names:
         return []
     first, last = names[0].removesuffix(".zip").split("-")[-1], names[-1].removesuffix(".zip").split("-")[-1]
     return [f"| weights | the average of {len(names)} checkpoints, updates {int(first)}–{int(last)}: "
-            f"`./rp scripts/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
+            f"`./rp metapvp/exe/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
 
 
 def strength_intro(fmt: str) -> list[str]:

@@ -3,7 +3,7 @@
 decision it is asked for is timed (the whole act() call: the policy's forward pass, its
 lookahead or search).
 
-    ./rp scripts/bench_decision_time.py --format gen9randomdoublesbattle \\
+    ./rp benchmarks/bench_decision_time.py --format gen9randomdoublesbattle \\
         --specs agent@0,lookahead2x1w8:agent,lookahead3w8:agent [--battles 30] [--opponent heuristic] [--seed 0]
 
 Prints, per spec: decisions timed, milliseconds a decision (median, 90th and 99th percentile,

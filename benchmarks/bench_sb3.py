@@ -2,7 +2,7 @@
 environment and a vector of them, with its own MultiInputPolicy and with the project's network)
 beside the project's own PPO rollout, in one run on this machine, against a random opponent.
 
-    ./rp scripts/bench_sb3.py [--steps 2048] [--envs 8]
+    ./rp benchmarks/bench_sb3.py [--steps 2048] [--envs 8]
 
 SB3 rows: agent steps per second of model.learn(STEPS) with one epoch per update, so the figure
 is mostly collecting (each step one forward pass of one observation per environment, then the

@@ -5,9 +5,9 @@ as Metronome's, left out). A player that never uses a move its team often carrie
 move its policy never learnt -- shows here. And when it Terastallized: per turn of its first
 Terastallization, the battles and how many of them it won.
 
-    ./rp scripts/move_use.py DIR                          the first player (--p1), top 20 carried
-    ./rp scripts/move_use.py DIR --moves tailwind,protect  only these
-    ./rp scripts/move_use.py DIR --second                  the second player (--p2)
+    ./rp studies/move_use.py DIR                          the first player (--p1), top 20 carried
+    ./rp studies/move_use.py DIR --moves tailwind,protect  only these
+    ./rp studies/move_use.py DIR --second                  the second player (--p2)
 
 The last line of stdout is the result as JSON, with the moves used that the team did not carry
 (Struggle, moves a Transform copied)."""

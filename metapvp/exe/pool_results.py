@@ -1,7 +1,7 @@
 """Pools head2head runs of the same pairing (e.g. 500 battles from each of two seeds) into one
 result: the battles won, lost and tied added up, the win rate with its Wilson 95% interval.
 
-    ./rp scripts/pool_results.py DIR [DIR ...]
+    ./rp metapvp/exe/pool_results.py DIR [DIR ...]
 
 Each DIR is a head2head --outdir (its results.json). Runs of different players or formats are
 refused, naming the run that differs; a bare `agent` counts as the search it played where the
@@ -15,10 +15,8 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from metapvp.arena.stats import summarize  # noqa: E402
+from metapvp.arena.stats import summarize
 
 SAME = ("format", "p1", "p2")
 

@@ -6,7 +6,7 @@ actions sampled and its most probable (SB3's `deterministic=True`). `--policy mu
 sb3-contrib's own MultiInputPolicy instead, played through the environment by the model's
 `predict` (the library's way), for a side-by-side reading.
 
-    ./rp scripts/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
+    ./rp benchmarks/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
                                        [--lr 1e-3] [--n-steps 64] [--batch 64] [--epochs 10] [--envs 8]
                                        [--policy metapvp|multi] [--threads 1] [--gamma 0.99] [--gae-lambda 0.95] [--ent-coef 0] [--damage 0]
 

@@ -2,8 +2,8 @@
 (the same format, --p2 and --seed: battle i has the same teams and seats in both), each
 battle's outcome for the first player read from the runs' logs (head2head --outdir).
 
-    ./rp scripts/compare_runs.py DIR_A DIR_B
-    ./rp scripts/compare_runs.py A1 B1 A2 B2 ...     several pairs (say, one per opponent), pooled
+    ./rp metapvp/exe/compare_runs.py DIR_A DIR_B
+    ./rp metapvp/exe/compare_runs.py A1 B1 A2 B2 ...     several pairs (say, one per opponent), pooled
 
 Most battles end the same way whichever of two similar players plays them, so the difference
 between the two is estimated from the battles where the outcomes differ: far tighter than two
@@ -22,11 +22,9 @@ import math
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from metapvp.arena.runner import logged_winner, read_logs, recorded_run  # noqa: E402
-from metapvp.arena.stats import Z95  # noqa: E402
+from metapvp.arena.runner import logged_winner, read_logs, recorded_run
+from metapvp.arena.stats import Z95
 
 SAME = ("format", "p2", "seed")
 

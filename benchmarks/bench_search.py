@@ -1,7 +1,7 @@
 """Benchmarks the search at decision time (js/src/search.js, metapvp.players.search): its speed
 beside the simulator alone, and its strength and time per decision at several budgets.
 
-    ./rp scripts/bench_search.py [--budgets 16,64,256] [--battles 100] [--opponent heuristic]
+    ./rp benchmarks/bench_search.py [--budgets 16,64,256] [--battles 100] [--opponent heuristic]
                                  [--model agent] [--worlds 2] [--suffix h4q16p1] [--seed 0]
                                  [--concurrency 1]
 

@@ -15,7 +15,7 @@ each player decided at, as that player saw it, and scores on held-out battles:
 Battles are split by their seed, so runs that played the same battles never put one battle on
 both sides of the split. A battle whose replay fails its record is reported and left out.
 
-    ./rp scripts/value_study.py /work/evals/RUN_A /work/evals/RUN_B --epochs 2
+    ./rp studies/value_study.py /work/evals/RUN_A /work/evals/RUN_B --epochs 2
 """
 from __future__ import annotations
 

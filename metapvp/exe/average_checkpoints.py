@@ -2,8 +2,8 @@
 policy's last few points along its training path; it often plays better than any one of them,
 since PPO's last updates wander around a plateau).
 
-    ./rp scripts/average_checkpoints.py OUT.zip MODEL.zip [MODEL.zip ...]
-    ./rp scripts/average_checkpoints.py OUT.zip --run runs/ship-v2 --last 5
+    ./rp metapvp/exe/average_checkpoints.py OUT.zip MODEL.zip [MODEL.zip ...]
+    ./rp metapvp/exe/average_checkpoints.py OUT.zip --run runs/ship-v2 --last 5
 
 The models must share preset and contract. The observation-normalisation statistics are the
 newest model's (the others' differ little late in a run, and the network was last trained under
@@ -14,10 +14,8 @@ import argparse
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
 
-from metapvp.models.modelfile import NORM_PREFIXES, ModelError, load_model, save_model  # noqa: E402
+from metapvp.models.modelfile import NORM_PREFIXES, ModelError, load_model, save_model
 
 
 def last_checkpoints(run: Path, n: int) -> list[Path]:

@@ -1,7 +1,7 @@
 """Benchmarks training throughput: decisions per second during self-play PPO, with and without
 the learning time, on this machine.
 
-    ./rp scripts/bench_training.py [--expt expts/quick.yml] [--updates 20] [--workers 2]
+    ./rp benchmarks/bench_training.py [--expt expts/quick.yml] [--updates 20] [--workers 2]
                                    [--contracts singles-v1,singles-v2] [--ray [ADDRESS]]
 
 Runs the experiment twice for a number of updates (evaluation and checkpoints off, so only

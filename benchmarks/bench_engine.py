@@ -1,7 +1,7 @@
 """Benchmarks the bridge (headless client + encoder + the Python<->V8 call) on recorded battles,
 against the simulator's own cost per decision measured in the same V8 context.
 
-    ./rp scripts/bench_engine.py [--format gen9randombattle] [--battles 64] [--batch 1,8,32,128]
+    ./rp benchmarks/bench_engine.py [--format gen9randombattle] [--battles 64] [--batch 1,8,32,128]
                                  [--warm-battles 64]
 
 Prints lines/s and decisions/s through the bridge for each batch size, the fixed cost of one
