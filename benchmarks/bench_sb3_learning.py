@@ -8,7 +8,8 @@ sb3-contrib's own MultiInputPolicy instead, played through the environment by th
 
     ./rp benchmarks/bench_sb3_learning.py [--steps 4096,8192,16384] [--seeds 0,1,2] [--battles 100]
                                        [--lr 1e-3] [--n-steps 64] [--batch 64] [--epochs 10] [--envs 8]
-                                       [--policy metapvp|multi] [--threads 1] [--gamma 0.99] [--gae-lambda 0.95] [--ent-coef 0] [--damage 0]
+                                       [--policy metapvp|multi] [--threads 1] [--gamma 0.99] [--gae-lambda 0.95]
+                                       [--ent-coef 0] [--damage 0]
 
 One line per (steps, seed): the win rates with their 95% intervals and the seconds learning took.
 A benchmark, not a test (the suite's test is test_integrations.py): the figures vary with the
@@ -33,7 +34,8 @@ from metapvp.players.neural import NeuralPlayer
 
 def learn(steps: int, seed: int, args) -> tuple[MaskablePPO, float]:
     rewards = {"damage_dealt": args.damage, "damage_taken": -args.damage}
-    env = DummyVecEnv([lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random", rewards=rewards)] * args.envs)
+    make = lambda: gymnasium.make("metapvp/Gen9RandomBattle-v0", opponent="random", rewards=rewards)  # noqa: E731
+    env = DummyVecEnv([make] * args.envs)
     policy = MetapvpPolicy if args.policy == "metapvp" else "MultiInputPolicy"
     model = MaskablePPO(policy, env, n_steps=args.n_steps, batch_size=args.batch, n_epochs=args.epochs,
                         learning_rate=args.lr, gamma=args.gamma, gae_lambda=args.gae_lambda, ent_coef=args.ent_coef,

@@ -44,7 +44,8 @@ def strength(spec: str, opponent: str, fmt: str, battles: int, seed: int, concur
     times = np.asarray(player.times or [0])
     return {"spec": spec, "battles": len(done), "errors": errors, "win": score, "ci": wilson(score, max(1, len(done))),
             "median_ms": float(np.median(times)), "p99_ms": float(np.percentile(times, 99)),
-            "nodes": player.nodes / max(1, player.searched), "steps_per_s": player.steps / max(1e-9, times.sum() / 1000),
+            "nodes": player.nodes / max(1, player.searched),
+            "steps_per_s": player.steps / max(1e-9, times.sum() / 1000),
             "failed": player.failed, "seconds": seconds}
 
 
@@ -67,8 +68,8 @@ def main():
     print(f"{'player':<28} {'vs':<12} {'battles':>7} {'win':>6} {'95% CI':>13} {'ms median':>9} {'ms p99':>7} "
           f"{'visits':>6} {'turns/s in search':>17} {'of raw':>6}")
     for budget in [int(b) for b in args.budgets.split(",")]:
-        r = strength(f"search{budget}x{args.worlds}{args.suffix}:{args.model}", args.opponent, args.format, args.battles, args.seed,
-                     args.concurrency)
+        r = strength(f"search{budget}x{args.worlds}{args.suffix}:{args.model}", args.opponent, args.format,
+                     args.battles, args.seed, args.concurrency)
         print(f"{r['spec']:<28} {args.opponent:<12} {r['battles']:>7} {r['win']:>6.3f} "
               f"{r['ci'][0]:>6.3f}-{r['ci'][1]:.3f} {r['median_ms']:>9.0f} {r['p99_ms']:>7.0f} {r['nodes']:>6.0f} "
               f"{r['steps_per_s']:>17,.0f} {r['steps_per_s'] / raw:>6.2f}"

@@ -92,7 +92,8 @@ def main():
         print(f"  {name:34s}" + "".join(f"{v[i]:>14s}" for v in columns.values()))
     if args.contracts or args.ray is not None:
         first = float(next(iter(columns.values()))[0])
-        print(f"  {'end to end against the first':34s}" + "".join(f"{float(v[0]) / first:>14.0%}" for v in columns.values()))
+        print(f"  {'end to end against the first':34s}"
+              + "".join(f"{float(v[0]) / first:>14.0%}" for v in columns.values()))
     print(f"  machine reference: the raw simulator (gen9randombattle) ran {raw['turns'] / raw['seconds']:.0f} "
           f"turns/s in {engine}, one process, just before")
 

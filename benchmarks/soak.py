@@ -106,7 +106,8 @@ def soak_head2head(n: int, outdir: Path) -> dict:
            "--memory-every", str(max(1, n // 2 // SELF_SAMPLES))]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     out = watch({"head2head": proc}, timeout=max(600.0, n * 0.5))
-    result = json.loads((outdir / "h2h" / "results.json").read_text()) if (outdir / "h2h" / "results.json").exists() else {}
+    results = outdir / "h2h" / "results.json"
+    result = json.loads(results.read_text()) if results.exists() else {}
     by_worker: dict[int, list] = {}
     for m in result.get("memory", []):
         by_worker.setdefault(m["worker"], []).append(m)

@@ -7,7 +7,7 @@ import hashlib
 import json
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import numpy as np
@@ -163,7 +163,7 @@ def for_format(fmt: str) -> str:
     return DOUBLES if DOUBLES_FORMAT.search(fmt) else DEFAULT
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str = DEFAULT) -> Contract:
     """Loads a contract by name (contracts/environments/NAME.json) or by path."""
     path = Path(name) if name.endswith(".json") else CONTRACTS / f"{name}.json"

@@ -17,8 +17,15 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.engine import Engine, Simulator
-from metapvp.tests.golden import (DOUBLES_CONTRACT, DOUBLES_FORMATS, FORMATS, KNOWLEDGE_CONTRACT, knowledge_only,
-                                  play_random, replay_stacked)
+from metapvp.tests.golden import (
+    DOUBLES_CONTRACT,
+    DOUBLES_FORMATS,
+    FORMATS,
+    KNOWLEDGE_CONTRACT,
+    knowledge_only,
+    play_random,
+    replay_stacked,
+)
 
 
 def main():

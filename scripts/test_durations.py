@@ -50,7 +50,7 @@ class Durations(Plugin):
         for _, s, test in self.rows:
             per_class[test.rsplit(".", 1)[0]] += s
         out = sys.stderr
-        out.write(f"\nslowest tests (seconds; 'setup': before the test, its class's or module's set-up):\n")
+        out.write("\nslowest tests (seconds; 'setup': before the test, its class's or module's set-up):\n")
         for kind, s, test in sorted(self.rows, key=lambda r: -r[1])[:self.top]:
             out.write(f"{s:8.1f}  {kind:5}  {test}\n")
         out.write("slowest classes (their tests and set-ups):\n")

@@ -70,7 +70,8 @@ def hp_lead(obs: dict, c: contracts.Contract) -> np.ndarray:
     """Own HP shares less the foe's, as the player sees them (a foe Pokemon not yet seen is a
     present row at whole HP in the contract)."""
     flags = obs["pokemon.flags"]
-    alive = (flags[..., c.column("pokemon.flags", "present")] > 0) & (flags[..., c.column("pokemon.flags", "fainted")] == 0)
+    present, fainted = c.column("pokemon.flags", "present"), c.column("pokemon.flags", "fainted")
+    alive = (flags[..., present] > 0) & (flags[..., fainted] == 0)
     hp = np.where(alive, obs["pokemon.hp"].astype(np.float64), 0.0)
     return hp[:, 0].sum(-1) - hp[:, 1].sum(-1)
 
@@ -186,15 +187,15 @@ def main(argv=None):
         rows["material + fine-tuned (fitted)"] = predict(w_t, np.c_[lead, tuned_logit][te])
         if args.save:
             torch.save(tuned.state_dict(), args.save)
-    print(f"\n| value | log loss | Brier | accuracy |\n|---|---:|---:|---:|")
+    print("\n| value | log loss | Brier | accuracy |\n|---|---:|---:|---:|")
     out = {}
     for name, p in rows.items():
         s = out[name] = scores(p, y[te])
         print(f"| {name} | {s['log_loss']:.4f} | {s['brier']:.4f} | {s['accuracy']:.3f} |")
     print(f"\nmaterial fit: {w_m[0]:.3f} per HP bar; both: {w_b[0]:.3f} per HP bar, {w_b[1]:.3f} per unit of logit "
           f"(the search's lL at that proportion: L = {MATERIAL_LOGIT_PER_BAR * w_b[1] / w_b[0]:.2f})")
-    print(json.dumps({"format": fmt, "player": args.player, "battles": battles, "positions": len(y), "held_out": len(te),
-                      "scores": out}))
+    print(json.dumps({"format": fmt, "player": args.player, "battles": battles, "positions": len(y),
+                      "held_out": len(te), "scores": out}))
 
 
 if __name__ == "__main__":

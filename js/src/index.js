@@ -60,7 +60,7 @@ const metapvp = {
     try {
       return Teams.pack(importTeam('team', text));
     } catch (e) {
-      throw new Error(e.detail || e.message);
+      throw new Error(e.detail || e.message, {cause: e});
     }
   },
   teamSeeds(seed) { return JSON.stringify(teamSeeds(seed)); },

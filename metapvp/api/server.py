@@ -27,9 +27,9 @@ import torch
 
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
-from metapvp.players.neural import NeuralPlayer
 from metapvp.models import sample
 from metapvp.players.base import Decisions, GuidedPlayer, allowed
+from metapvp.players.neural import NeuralPlayer
 
 log = logging.getLogger(__name__)
 

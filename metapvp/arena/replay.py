@@ -8,8 +8,8 @@ made, none may be left over, and the replayed battle must end as the saved one d
 that fails a check is reported with why, and the others go on."""
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
-from typing import Iterable, Iterator
 
 import numpy as np
 
@@ -109,7 +109,8 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
                 elif any(left.values()):
                     rec.error = f"battle {rec.index}: ended with recorded choices left ({sum(map(len, left.values()))})"
                 elif (e.winner or "") != rec.winner:
-                    rec.error = f"battle {rec.index}: replayed winner {e.winner or 'none'!r}, saved {rec.winner or 'none'!r}"
+                    rec.error = (f"battle {rec.index}: replayed winner {e.winner or 'none'!r}, "
+                                 f"saved {rec.winner or 'none'!r}")
                 yield rec
             choices, broken = [], []
             for d in step.decisions:
@@ -119,7 +120,8 @@ def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, con
                 if d.side in sides:
                     rec.positions.append(Position(d.side, d.turn, {k: v[d.row].copy() for k, v in step.obs.items()}))
                 if not left[d.side]:
-                    rec.error = f"battle {rec.index}: {d.side} must decide at turn {d.turn}, but its recorded choices ran out"
+                    rec.error = (f"battle {rec.index}: {d.side} must decide at turn {d.turn}, "
+                                 f"but its recorded choices ran out")
                     broken.append(d.battle)
                     continue
                 choices.append((d.battle, d.side, left[d.side].pop(0)))

@@ -17,15 +17,15 @@ import re
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
 
 import numpy as np
 from tqdm import tqdm
 
-from metapvp.arena.match import first_seat, play
 from metapvp import contract as contracts
+from metapvp.arena.match import first_seat, play
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
@@ -246,7 +246,8 @@ def _earlier(cfg: RunConfig, out: Path) -> Earlier:
             r = json.loads(results.read_text())
         except ValueError as e:
             raise RunDirError(f"{results}: unreadable ({e})") from e
-        t.invalid, t.unavailable, t.failed = r.get("invalid_choices", 0), r.get("unavailable_choices", 0), r.get("errors", 0)
+        t.invalid, t.unavailable, t.failed = (r.get("invalid_choices", 0), r.get("unavailable_choices", 0),
+                                              r.get("errors", 0))
         t.errors.update(r.get("error_messages", []))
         earlier.seconds = r.get("seconds", 0.0)
     return earlier

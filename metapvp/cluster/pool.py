@@ -1,7 +1,8 @@
-"""Rollout workers as Ray actors: the Pool of training/pool.py over a cluster. Each actor holds one RolloutWorker with its own V8 context
-and one CPU; actors spread over the nodes. A command's argument goes into the object store once
-however many actors read it (the weights of an update are one blob for all), and model files
-the plans name (league snapshots, targets) follow it, for actors on nodes that lack them.
+"""Rollout workers as Ray actors: the Pool of training/pool.py over a cluster. Each actor holds one
+RolloutWorker with its own V8 context and one CPU; actors spread over the nodes. A command's
+argument goes into the object store once however many actors read it (the weights of an update
+are one blob for all), and model files the plans name (league snapshots, targets) follow it, for
+actors on nodes that lack them.
 
 An actor that dies is replaced and its command asked again (a new worker starts new battles);
 the loss is logged and counted in `lost`. Every wait has a timeout naming the actor it waits

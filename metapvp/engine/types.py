@@ -24,7 +24,7 @@ class BattleError(EngineError):
         self.battle, self.perspective, self.line = battle, perspective, line
 
     @classmethod
-    def from_js(cls, err: dict) -> "BattleError":
+    def from_js(cls, err: dict) -> BattleError:
         return cls(err["battle"], err.get("perspective"), err["message"], err.get("line"))
 
 

@@ -15,7 +15,6 @@ import weakref
 from pathlib import Path
 
 import numpy as np
-
 from py_mini_racer import JSEvalException, JSTimeoutException, MiniRacer, init_mini_racer
 
 from metapvp import ROOT
@@ -242,8 +241,8 @@ def _direct_paths(ctx: MiniRacer):
     used, and a warning says so. -> (eval(code), invoke(text)): invoke calls metapvp.invoke with
     `text` as its argument, set into an arguments array kept for the purpose."""
     try:
-        from py_mini_racer._context import _UNCANCELABLE_TASK_CALLBACK_ID as task_id
         from py_mini_racer import JSUndefined
+        from py_mini_racer._context import _UNCANCELABLE_TASK_CALLBACK_ID as task_id
         c = ctx._ctx
         dll, handle, results = c._dll, c._ctx, c._non_cancelable_mr_task_results_queue
         to_js, to_py, wrap = c._python_to_value_handle, c._value_handle_to_python, c._wrap_raw_handle

@@ -14,7 +14,6 @@ import argparse
 import sys
 from pathlib import Path
 
-
 from metapvp.models.modelfile import NORM_PREFIXES, ModelError, load_model, save_model
 
 
@@ -31,7 +30,7 @@ def average(paths: list[Path], out: Path) -> Path:
         raise ModelError("no models to average")
     loaded = [load_model(p) for p in paths]
     model, meta = loaded[-1]
-    for p, (m, mt) in zip(paths, loaded):
+    for p, (_, mt) in zip(paths, loaded):
         if (mt["preset"], mt["contract"]) != (meta["preset"], meta["contract"]):
             raise ModelError(f"{p}: preset {mt['preset']!r} / contract {mt['contract']['name']!r} differ from "
                              f"{paths[-1]}'s; only checkpoints of one network can be averaged")

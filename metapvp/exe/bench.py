@@ -27,7 +27,6 @@ import os
 import subprocess
 import time
 
-
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.engine import Simulator, context

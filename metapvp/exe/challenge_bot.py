@@ -39,7 +39,8 @@ async def run(args, client_box: list) -> list:
                                          max_queue=args.max_queue,
                                          log_dir=outdir / "logs" if outdir else None), player)
     client_box.append(client)
-    print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}", file=sys.stderr, flush=True)
+    print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}", file=sys.stderr,
+          flush=True)
     return await client.run_with(client.serve(args.num_battles))
 
 

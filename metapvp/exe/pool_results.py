@@ -15,7 +15,6 @@ import json
 import sys
 from pathlib import Path
 
-
 from metapvp.arena.stats import summarize
 
 SAME = ("format", "p1", "p2")

@@ -26,12 +26,10 @@ from pathlib import Path
 
 import yaml
 
-
-from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.models.modelfile import update_metadata
+from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
-from metapvp.players.spec import (LOOKAHEAD, SHIPPED_MODELS, agent_as_played,
-                                  bare_agent, lookahead_settings, model_spec)
+from metapvp.players.spec import LOOKAHEAD, SHIPPED_MODELS, agent_as_played, bare_agent, lookahead_settings, model_spec
 
 
 def model_meta(path: Path) -> dict:
@@ -106,7 +104,8 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
 
 def strength_intro(fmt: str) -> list[str]:
     prefix = agent_as_played("agent", fmt).removesuffix(":agent")
-    return [f"head2head, seats alternating; `agent` plays the model guiding a search (`{prefix}`, from the model's metadata)",
+    return [f"head2head, seats alternating; `agent` plays the model guiding a search (`{prefix}`, from the model's",
+            "metadata)"
             "(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
             "what it cannot see, its likeliest actions weighed by what the search found); `agent@0` takes the",
             "model's most probable action (best move), and `agent@1` samples from its policy as in training:"]
@@ -116,6 +115,7 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
     fmt = meta["format"]
     hours = state["seconds"] / 3600
     pre = cfg["pretrain"]
+    expt = cfg.get("_expt", "expts/gen9randombattle.yml")
     lines = [
         "# Shipped models",
         "",
@@ -139,7 +139,7 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"(against {', '.join(pre['opponents'])}), {pre['epochs']} epochs |",
         f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
         f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |",
-        f"| experiment | [`{cfg.get('_expt', 'expts/gen9randombattle.yml')}`](../../{cfg.get('_expt', 'expts/gen9randombattle.yml')}) |",
+        f"| experiment | [`{expt}`](../../{expt}) |",
         f"| made by | `{command}` |",
         *averaged_row(run, meta),
         "",

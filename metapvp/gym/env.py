@@ -29,7 +29,8 @@ def reward_weights(rewards: dict | None) -> dict:
     """DEFAULT_REWARDS with `rewards` over them; a ValueError naming an unknown key."""
     unknown = sorted(set(rewards or {}) - set(DEFAULT_REWARDS))
     if unknown:
-        raise ValueError(f"rewards: unknown key(s) {', '.join(map(repr, unknown))}; known: {', '.join(DEFAULT_REWARDS)}")
+        raise ValueError(f"rewards: unknown key(s) {', '.join(map(repr, unknown))}; "
+                         f"known: {', '.join(DEFAULT_REWARDS)}")
     return {**DEFAULT_REWARDS, **(rewards or {})}
 
 
@@ -138,8 +139,8 @@ class PokemonEnv(gym.Env):
                 row = mine[0].row
                 obs = obs_row(step.obs, row)
                 self.last_obs = obs
-                return obs, self.shaping.reward(self.battle, step.obs, row), False, {"action_mask": obs["action_mask"].astype(np.int8),
-                                         "turn": mine[0].turn}
+                info = {"action_mask": obs["action_mask"].astype(np.int8), "turn": mine[0].turn}
+                return obs, self.shaping.reward(self.battle, step.obs, row), False, info
             foe = [d for d in step.decisions if d.side == self.foe_side]
             if not foe:
                 raise RuntimeError(f"battle {self.battle} stalled: no decision for either side")

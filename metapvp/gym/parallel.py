@@ -34,7 +34,8 @@ class ParallelBattles:
         self.format, self.teams = format, teams or {}
         self.rewards = reward_weights(rewards)
         if Shaping(self.rewards, None).on:
-            raise ValueError("rewards: the parallel environment rewards the outcome only (no damage_* or faint_* weights)")
+            raise ValueError("rewards: the parallel environment rewards the outcome only "
+                             "(no damage_* or faint_* weights)")
         self.sim = make_backend(backend, contract)
         self.obs_space, self.act_space = observation_space(self.sim.contract), action_space(self.sim.contract)
         self.slot_of: dict[str, int] = {}       # running battle id -> slot
@@ -170,7 +171,8 @@ class PokemonParallelVectorEnv:
             self.battles.rng = np.random.default_rng(seed)
         self.battles.sim.abort(list(self.battles.slot_of))
         self.battles.slot_of = {}
-        obs, _, _, _, infos = self._advance(self.battles.sim.start([self.battles.spec(i) for i in range(self.num_envs)]))
+        specs = [self.battles.spec(i) for i in range(self.num_envs)]
+        obs, _, _, _, infos = self._advance(self.battles.sim.start(specs))
         return obs, infos
 
     def step(self, actions: list[dict]):

@@ -8,8 +8,6 @@ doubles battle knowledge (doubles-v2), each (move, target) also reads its damage
 gimmick, and each switch what the Pokemon brought in deals and is threatened with."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
-
 import torch
 from torch import Tensor, nn
 
@@ -29,7 +27,8 @@ class DoublesPolicyNet(PolicyNet):
     def build_heads(self, contract, d: int, h: int):
         self.position_actions = contract.head_sizes[0]
         self.num_gimmicks = (self.position_actions - 7) // (4 * TARGETS)
-        if self.position_actions * contract.head_sizes[1] != self.num_actions or self.num_gimmicks * 4 * TARGETS + 7 != self.position_actions:
+        if (self.position_actions * contract.head_sizes[1] != self.num_actions
+                or self.num_gimmicks * 4 * TARGETS + 7 != self.position_actions):
             raise ValueError(f"contract {contract.name}: its action heads are not the doubles table's")
         self.torso = nn.Sequential(nn.Linear(7 * d, h), nn.ReLU(), nn.Linear(h, h), nn.ReLU())
         self.no_target = nn.Parameter(torch.zeros(d))
@@ -42,7 +41,7 @@ class DoublesPolicyNet(PolicyNet):
         self.pass_head = mlp(h + d, h, 1)
         self.critic = mlp(h + 2 * d + 1, h, 1)
 
-    def target_damage(self, obs: Dict[str, Tensor], k: int) -> Tensor:
+    def target_damage(self, obs: dict[str, Tensor], k: int) -> Tensor:
         """(B, 4, 5 targets, G * 2): position k's damage rows per move and target -- none (a
         spread move: both foes' expected damage summed, the surer knockout), foe left, foe right,
         ally, self (none)."""
@@ -51,8 +50,8 @@ class DoublesPolicyNet(PolicyNet):
         rows = torch.stack([spread, d[..., 0, :], d[..., 1, :], d[..., 2, :], torch.zeros_like(spread)], 2)
         return rows.flatten(3)                                                  # (B, 4, 5, G * 2)
 
-    def forward(self, obs: Dict[str, Tensor], priv: Optional[Dict[str, Tensor]] = None
-                ) -> Tuple[Tensor, Tensor, Tensor]:
+    def forward(self, obs: dict[str, Tensor], priv: dict[str, Tensor] | None = None
+                ) -> tuple[Tensor, Tensor, Tensor]:
         """-> masked joint logits (B, 127 * 127), value (B,), win logit (B,)."""
         b = obs["pokemon.species"].shape[0]
         per_id = self.move_table_vectors()
@@ -60,7 +59,8 @@ class DoublesPolicyNet(PolicyNet):
         where = obs["pokemon.position"].float()                                 # (B, 2, 6, 2)
         standing = torch.einsum("bsjp,bsjd->bspd", where, mons)                 # (B, 2 sides, 2 positions, d)
         pooled = mons.sum(2) / present.sum(2).clamp(min=1.0).unsqueeze(-1)
-        g = (self.global_in(self.global_norm(self.global_floats_of(obs))) + self.gen(obs["battle.gen"].long().reshape(b))
+        g = (self.global_in(self.global_norm(self.global_floats_of(obs)))
+             + self.gen(obs["battle.gen"].long().reshape(b))
              + self.weather(obs["field.weather"].long().reshape(b))
              + self.terrain(obs["field.terrain"].long().reshape(b)))
         z = self.torso(torch.cat([g, standing.reshape(b, -1), pooled[:, 0], pooled[:, 1]], -1))
@@ -95,9 +95,11 @@ class DoublesPolicyNet(PolicyNet):
                                 move_vecs.unsqueeze(2).expand(b, 4, TARGETS, move_vecs.shape[-1]),
                                 target_vecs.unsqueeze(1).expand(b, 4, TARGETS, target_vecs.shape[-1]), extra], -1)
             moves = self.move_head(inputs).reshape(b, -1)                       # (B, 4 * 5 * G)
-            switch_in = [z.unsqueeze(1).expand(b, 6, z.shape[-1]), own.unsqueeze(1).expand(b, 6, own.shape[-1]), mons[:, 0]]
+            switch_in = [z.unsqueeze(1).expand(b, 6, z.shape[-1]), own.unsqueeze(1).expand(b, 6, own.shape[-1]),
+                         mons[:, 0]]
             if self.doubles_knowledge:
-                switch_in += [obs["doubles.best_hit"].float().unsqueeze(-1), obs["doubles.threat"].float().transpose(1, 2)]
+                switch_in += [obs["doubles.best_hit"].float().unsqueeze(-1),
+                              obs["doubles.threat"].float().transpose(1, 2)]
             switches = self.switch_head(torch.cat(switch_in, -1))
             passes = self.pass_head(torch.cat([z, own], -1))
             position_logits.append(torch.cat([moves, switches.squeeze(-1), passes], -1))   # (B, 127)
@@ -105,7 +107,7 @@ class DoublesPolicyNet(PolicyNet):
         logits = joint.masked_fill(obs["action.mask"] == 0, -3.0e38)
 
         if priv is not None:
-            own_side: Dict[str, Tensor] = {n: priv[n][:, :1] for n in self.pokemon_inputs}
+            own_side: dict[str, Tensor] = {n: priv[n][:, :1] for n in self.pokemon_inputs}
             pm, pp = self.pokemon_vectors(own_side, per_id)
             foe_team = pm[:, 0].sum(1) / pp[:, 0].sum(1).clamp(min=1.0).unsqueeze(-1)
             foe_standing = torch.einsum("bjp,bjd->bd", priv["pokemon.position"][:, 0].float(), pm[:, 0]) / POSITIONS

@@ -12,8 +12,6 @@ The module is TorchScript-compatible and exports with torch.export (batch dimens
 forward takes a Dict[str, Tensor] of contract features."""
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
-
 import numpy as np
 import torch
 from torch import Tensor, nn
@@ -83,10 +81,10 @@ def mlp(inp: int, hidden: int, out: int) -> nn.Sequential:
 
 class PolicyNet(nn.Module):
     # per-Pokemon floats a subclass reads beside POKEMON_FLOATS (doubles: the position it stands in)
-    extra_pokemon_floats: Tuple[str, ...] = ()
+    extra_pokemon_floats: tuple[str, ...] = ()
 
-    def __init__(self, contract, preset: str = "small", move_table: Optional[Tensor] = None,
-                 type_chart: Optional[Tensor] = None):
+    def __init__(self, contract, preset: str = "small", move_table: Tensor | None = None,
+                 type_chart: Tensor | None = None):
         super().__init__()
         if preset not in PRESETS:
             raise ValueError(f"unknown model preset {preset!r} (known: {', '.join(PRESETS)})")
@@ -118,9 +116,9 @@ class PolicyNet(nn.Module):
         self.gen = nn.Embedding(10, d)
         self.side = nn.Embedding(2, d)
         self.move_static = nn.Linear(self.move_table.shape[1] - 1 + 1, d)  # table (type id apart) + pp
-        self.global_floats: List[str] = list(GLOBAL_FLOATS)
-        self.pokemon_floats: List[str] = list(POKEMON_FLOATS) + list(self.extra_pokemon_floats)
-        self.pokemon_inputs: List[str] = list(POKEMON_IDS) + self.pokemon_floats
+        self.global_floats: list[str] = list(GLOBAL_FLOATS)
+        self.pokemon_floats: list[str] = list(POKEMON_FLOATS) + list(self.extra_pokemon_floats)
+        self.pokemon_inputs: list[str] = list(POKEMON_IDS) + self.pokemon_floats
         self.global_width = width(contract, GLOBAL_FLOATS, 0)
         self.pokemon_width = width(contract, self.pokemon_floats, 2)
         self.global_norm = RunningNorm(self.global_width)
@@ -149,16 +147,16 @@ class PolicyNet(nn.Module):
         self.critic = mlp(h + 2 * d + 1, h, 1)
 
     # --- encoders -------------------------------------------------------------------------
-    def global_floats_of(self, obs: Dict[str, Tensor]) -> Tensor:
+    def global_floats_of(self, obs: dict[str, Tensor]) -> Tensor:
         b = obs["pokemon.species"].shape[0]
         return torch.cat([obs[n].float().reshape(b, -1) for n in self.global_floats], -1)
 
-    def pokemon_floats_of(self, obs: Dict[str, Tensor]) -> Tensor:
+    def pokemon_floats_of(self, obs: dict[str, Tensor]) -> Tensor:
         b, sides = obs["pokemon.species"].shape[0], obs["pokemon.species"].shape[1]
         return torch.cat([obs[n].float().reshape(b, sides, 6, -1) for n in self.pokemon_floats], -1)
 
     @torch.jit.ignore
-    def update_norms(self, obs: Dict[str, Tensor]):
+    def update_norms(self, obs: dict[str, Tensor]):
         """Folds a batch of observations into the observation-normalisation statistics."""
         self.global_norm.update(self.global_floats_of(obs))
         self.pokemon_norm.update(self.pokemon_floats_of(obs))
@@ -177,7 +175,7 @@ class PolicyNet(nn.Module):
         """(..., 4) move ids and pp fractions -> (..., 4, d)."""
         return F.embedding(moves, per_id) + pp.unsqueeze(-1) * self.move_static.weight[:, -1]
 
-    def pokemon_vectors(self, obs: Dict[str, Tensor], per_id: Tensor) -> Tuple[Tensor, Tensor]:
+    def pokemon_vectors(self, obs: dict[str, Tensor], per_id: Tensor) -> tuple[Tensor, Tensor]:
         """-> per-Pokemon vectors (B, S, 6, d) and presence (B, S, 6), for the first S sides the
         pokemon.* features hold (each Pokemon is encoded on its own)."""
         floats = self.pokemon_floats_of(obs)
@@ -214,8 +212,8 @@ class PolicyNet(nn.Module):
         return m.reshape(shape)
 
     # --- forward --------------------------------------------------------------------------
-    def forward(self, obs: Dict[str, Tensor], priv: Optional[Dict[str, Tensor]] = None
-                ) -> Tuple[Tensor, Tensor, Tensor]:
+    def forward(self, obs: dict[str, Tensor], priv: dict[str, Tensor] | None = None
+                ) -> tuple[Tensor, Tensor, Tensor]:
         """-> masked logits (B, num_actions), value (B,), win logit (B,)."""
         b = obs["pokemon.species"].shape[0]
         per_id = self.move_table_vectors()
@@ -229,7 +227,8 @@ class PolicyNet(nn.Module):
         foe_active_w = foe_active_w * (foe_active_w.cumsum(1) <= 1)
         foe_active = (mons[:, 1] * foe_active_w.unsqueeze(-1)).sum(1)
         pooled = mons.sum(2) / present.sum(2).clamp(min=1.0).unsqueeze(-1)
-        g = (self.global_in(self.global_norm(self.global_floats_of(obs))) + self.gen(obs["battle.gen"].long().reshape(b))
+        g = (self.global_in(self.global_norm(self.global_floats_of(obs)))
+             + self.gen(obs["battle.gen"].long().reshape(b))
              + self.weather(obs["field.weather"].long().reshape(b))
              + self.terrain(obs["field.terrain"].long().reshape(b)))
         if self.knowledge:
@@ -270,7 +269,7 @@ class PolicyNet(nn.Module):
 
         if priv is not None:
             # only side 0 of the opponent's record, its own team, is read: the rest is not encoded
-            own_side: Dict[str, Tensor] = {}
+            own_side: dict[str, Tensor] = {}
             for n in self.pokemon_inputs:
                 own_side[n] = priv[n][:, :1]
             pm, pp = self.pokemon_vectors(own_side, per_id)
@@ -286,6 +285,6 @@ class PolicyNet(nn.Module):
         return logits, value, win
 
 
-def to_tensors(obs: dict, device="cpu") -> Dict[str, Tensor]:
+def to_tensors(obs: dict, device="cpu") -> dict[str, Tensor]:
     """The network's input: a batch of contract features (numpy arrays) as tensors."""
     return {k: torch.as_tensor(np.ascontiguousarray(v), device=device) for k, v in obs.items()}

@@ -3,5 +3,5 @@ from metapvp.players.base import Decisions, Player, contract_for
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.spec import SpecError, as_played, make_player
 
-__all__ = ["as_played", "contract_for", "Decisions", "FirstLegalPlayer", "Player", "RandomPlayer", "ScriptedPlayer", "SpecError",
-           "make_player"]
+__all__ = ["as_played", "contract_for", "Decisions", "FirstLegalPlayer", "Player", "RandomPlayer", "ScriptedPlayer",
+           "SpecError", "make_player"]

@@ -6,7 +6,7 @@ measurements of docs/agent.md a point or two better than either alone, within th
 most probable action."""
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch

@@ -82,7 +82,7 @@ class SearchPlayer(GuidedPlayer):
         priors = [prior(probs[i][a]) for i, a in zip(ask, actions)]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(ask))
         found = decisions.state.search(keys, actions, priors, seeds, self.config.to_js())
-        for i, a, p, result in zip(ask, actions, priors, found):
+        for i, a, result in zip(ask, actions, found):
             if isinstance(result, dict) and "error" in result:
                 self.failed += 1
                 log.warning("search failed in %s: %s; the policy decides", decisions.keys[i], result["error"])

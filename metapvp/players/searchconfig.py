@@ -101,7 +101,7 @@ class SearchConfig:
         return out
 
     @classmethod
-    def from_dict(cls, d: dict, where: str = "search settings") -> "SearchConfig":
+    def from_dict(cls, d: dict, where: str = "search settings") -> SearchConfig:
         """From to_dict()'s form; a field the search does not have is named, with `where`."""
         if not isinstance(d, dict):
             raise SearchConfigError(f"{where}: expected a mapping of search settings, got {type(d).__name__}")
@@ -134,7 +134,8 @@ def keyword_prefix(config: SearchConfig) -> str:
     for f in dataclasses.fields(config):
         value = getattr(config, f.name)
         if value != getattr(default, f.name):
-            parts.append(f"{f.name}={'+'.join(value) if f.name == 'scripted' else f'{value:g}' if isinstance(value, float) else value}")
+            text = "+".join(value) if f.name == "scripted" else f"{value:g}" if isinstance(value, float) else value
+            parts.append(f"{f.name}={text}")
     return f"search({','.join(parts)})" if parts else "search"
 
 
@@ -165,7 +166,8 @@ def parse_prefix(spec: str) -> tuple[SearchConfig, int] | None:
             f"player {spec!r}: the search no longer has {'; '.join(retired)}: measured and not kept "
             f"(docs/agent.md, 'What was tried on the search'; last in commit {RETIRED_AT})")
     raise SearchConfigError(f"player {spec!r}: a search is search:MODEL, search(field=value,...):MODEL or "
-                            f"search[N|Nms][xW][hM][qQ][pP][s]:MODEL, its settings in that order, e.g. search64x2h4q16p1:agent")
+                            f"search[N|Nms][xW][hM][qQ][pP][s]:MODEL, its settings in that order, "
+                            f"e.g. search64x2h4q16p1:agent")
 
 
 def from_compact(m: re.Match, spec: str) -> SearchConfig:
@@ -209,4 +211,5 @@ def _number(text: str, cast, name: str, spec: str):
     try:
         return cast(text)
     except ValueError:
-        raise SearchConfigError(f"player {spec!r}: {name}={text!r} is not {'a whole number' if cast is int else 'a number'}") from None
+        kind = "a whole number" if cast is int else "a number"
+        raise SearchConfigError(f"player {spec!r}: {name}={text!r} is not {kind}") from None

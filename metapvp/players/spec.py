@@ -43,11 +43,10 @@ import importlib
 import re
 from pathlib import Path
 
-from metapvp import contract as contracts
+from metapvp.models.modelfile import ModelError, read_metadata
 from metapvp.players.base import Player
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.lookahead import LookaheadPlayer
-from metapvp.models.modelfile import ModelError, read_metadata
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import SearchPlayer
@@ -193,7 +192,8 @@ def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
     turns, samples, weight = lookahead_settings(spec)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
-        raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} (agent, a model file, MODEL+MODEL)")
+        raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} "
+                        f"(agent, a model file, MODEL+MODEL)")
     if not 1 <= turns <= 3:
         raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
     if not 1 <= samples <= 16:
@@ -207,7 +207,8 @@ def _search(spec: str, config: SearchConfig, start: int, seed: int | None, fmt: 
     """A search prefix's setting (searchconfig.parse_prefix) guiding the models after it."""
     models, _ = model_spec(spec[start:], fmt)
     if not models:
-        raise SpecError(f"player {spec!r}: search needs a model after {spec[:start]!r} (agent, a model file, MODEL+MODEL)")
+        raise SpecError(f"player {spec!r}: search needs a model after {spec[:start]!r} "
+                        f"(agent, a model file, MODEL+MODEL)")
     return SearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
 
 

@@ -14,7 +14,6 @@ import re
 import time
 from dataclasses import dataclass, field
 
-
 from metapvp import contract as contracts
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side

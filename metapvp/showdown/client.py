@@ -319,8 +319,8 @@ class ShowdownClient:
         self.done_rooms.add(b.room)
         won = self.battles.won(b)
         self.stats.finished.append(Finished(b.room, won, b.winner == "" and not b.error, b.error,
-                                            b.invalid, b.unavailable, b.recovered, b.rating, time.monotonic() - b.started,
-                                            b.timed_out, b.decision_ms))
+                                            b.invalid, b.unavailable, b.recovered, b.rating,
+                                            time.monotonic() - b.started, b.timed_out, b.decision_ms))
         if self.o.log_dir:
             Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
             (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")
@@ -360,7 +360,8 @@ class ShowdownClient:
             if len(started()) > launched_rooms:   # a battle began: the search or challenge is answered
                 launched_rooms = len(started())
                 pending_since = missing_since = None
-            if self.challenge_error:      # a cooldown, a rate limit, an opponent not there yet: back off, then try again
+            # a cooldown, a rate limit, an opponent not there yet: back off, then try again
+            if self.challenge_error:
                 log.info("%s: %s", self.o.username, self.challenge_error)
                 if NOT_FOUND in self.challenge_error:
                     missing_since = missing_since or time.monotonic()

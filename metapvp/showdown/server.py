@@ -93,7 +93,7 @@ class LocalServer:
     def url(self) -> str:
         return f"ws://127.0.0.1:{self.port}/showdown/websocket"
 
-    def start(self, timeout: float = 60.0) -> "LocalServer":
+    def start(self, timeout: float = 60.0) -> LocalServer:
         prepare_root(self.root, self.port, self.throttle, self.config)
         node = shutil.which("node")
         if not node:

@@ -1,7 +1,7 @@
 """Ray (metapvp/cluster/) on a real two-node cluster on this machine, over loopback: rollout
 actors land on both nodes, a smoke training runs on them and finishes although one of its
-actors is killed, an actor killed mid-rollout is replaced and counted, head2head gives the local run's results, and every process the cluster
-started is gone afterwards."""
+actors is killed, an actor killed mid-rollout is replaced and counted, head2head gives the local
+run's results, and every process the cluster started is gone afterwards."""
 import csv
 import json
 import os
@@ -50,6 +50,7 @@ class RayClusterTest(unittest.TestCase):
     def setUpClass(cls):
         import ray
         from ray.cluster_utils import Cluster
+
         from metapvp.cluster import connect
         cls.ray = ray
         cls.pids = set()   # every process of the cluster's seen by the tests
@@ -154,7 +155,8 @@ class RayClusterTest(unittest.TestCase):
             pool.close()
 
     def test_head2head_gives_the_local_runs_results(self):
-        common = ["--p1", "random", "--p2", "maxdamage", "--num-matches", "16", "--workers", "2", "--seed", "5", "--quiet"]
+        common = ["--p1", "random", "--p2", "maxdamage", "--num-matches", "16", "--workers", "2", "--seed", "5",
+                  "--quiet"]
         local = head2head.play(head2head.config(head2head.parse_args(common)))
         on_ray = head2head.play(head2head.config(head2head.parse_args(common + ["--ray", self.cluster.address])))
         same = ("p1_wins", "p2_wins", "ties", "mean_turns", "errors", "invalid_choices", "matches")

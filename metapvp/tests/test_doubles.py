@@ -94,7 +94,8 @@ class DoublesBattlesTest(unittest.TestCase):
 
     def test_vgc_with_team_preview(self):
         teams = vgc_teams()
-        results = self.play("inprocess", "random", "maxdamage", VGC, 10, teams={"a": teams["p1team"], "b": teams["p2team"]})
+        results = self.play("inprocess", "random", "maxdamage", VGC, 10,
+                            teams={"a": teams["p1team"], "b": teams["p2team"]})
         self.check(results, 10)
 
     def test_a_singles_contract_is_refused_naming_both_game_types(self):

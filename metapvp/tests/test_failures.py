@@ -51,6 +51,7 @@ class FailingBattleTest(unittest.TestCase):
 
     def test_a_raising_baseline_in_training_ends_only_its_battles(self):
         import tempfile
+
         from metapvp import ROOT
         from metapvp.training.config import load_expt
         from metapvp.training.rollout import Matchup, RolloutWorker

@@ -9,8 +9,16 @@ import numpy as np
 
 from metapvp.contract import load
 from metapvp.engine import Engine
-from metapvp.tests.golden import (DATA, DOUBLES_CONTRACT, DOUBLES_FORMATS, FORMATS, KNOWLEDGE_CONTRACT, golden_battle,
-                                  knowledge_only, replay)
+from metapvp.tests.golden import (
+    DATA,
+    DOUBLES_CONTRACT,
+    DOUBLES_FORMATS,
+    FORMATS,
+    KNOWLEDGE_CONTRACT,
+    golden_battle,
+    knowledge_only,
+    replay,
+)
 
 
 def toid(s):
@@ -175,8 +183,8 @@ class RefusalTest(unittest.TestCase):
         key, replayed, legal, request = self.first_choice(engine)
         switches = [a for a in legal if a >= 4 and engine.choice(key, "p1", int(a)).startswith("switch")]
         self.assertTrue(switches, "the decision has a switch")
-        batch = engine.batch(feed=[(key, "p1", "|error|[Unavailable choice] Can't switch: The active Pokémon is trapped")],
-                             encode=[(key, "p1")])
+        trapped = "|error|[Unavailable choice] Can't switch: The active Pokémon is trapped"
+        batch = engine.batch(feed=[(key, "p1", trapped)], encode=[(key, "p1")])
         record = batch.records[0]
         self.assertFalse(record.decision)
         self.assertEqual((record.refusals, record.invalid, record.unavailable), (1, 0, 1))

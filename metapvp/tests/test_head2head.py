@@ -17,10 +17,10 @@ from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
 from metapvp.arena.runner import LOG_NAME
 from metapvp.backends import make_backend
-from metapvp.tests.golden import FORMATS, teams_for
-from metapvp.tests.test_lifecycle import alive
 from metapvp.players import make_player
 from metapvp.players.scripted import RandomPlayer
+from metapvp.tests.golden import FORMATS, teams_for
+from metapvp.tests.test_lifecycle import alive
 
 
 class SlowRandomPlayer(RandomPlayer):
@@ -209,8 +209,8 @@ class Head2HeadCliTest(unittest.TestCase):
         battles' logs (a player read off the other's side would count its turns twice)."""
         teras, turns = 0, 0
         for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
-            proc = subprocess.run([sys.executable, "studies/move_use.py", str(out), "--top", "1000", *flag], capture_output=True,
-                                  text=True, cwd=ROOT, timeout=60)
+            proc = subprocess.run([sys.executable, "studies/move_use.py", str(out), "--top", "1000", *flag],
+                                  capture_output=True, text=True, cwd=ROOT, timeout=60)
             self.assertEqual(proc.returncode, 0, proc.stderr)
             used = json.loads(proc.stdout.strip().splitlines()[-1])
             self.assertEqual((used["battles"], used["won"]), (6, result[wins]))
@@ -240,15 +240,18 @@ class Head2HeadCliTest(unittest.TestCase):
         compare = [sys.executable, "metapvp/exe/compare_runs.py"]
 
         def run(*dirs):
-            proc = subprocess.run(compare + [str(d) for d in dirs], capture_output=True, text=True, cwd=ROOT, timeout=60)
-            return proc.returncode, proc.stderr, (json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None)
+            proc = subprocess.run(compare + [str(d) for d in dirs], capture_output=True, text=True, cwd=ROOT,
+                                  timeout=60)
+            last = json.loads(proc.stdout.strip().splitlines()[-1]) if proc.returncode == 0 else None
+            return proc.returncode, proc.stderr, last
         code, err, same = run(out, out)
         self.assertEqual(code, 0, err)
         self.assertEqual((same["battles"], same["a_only"], same["b_only"], same["b_minus_a"]), (6, 0, 0, 0))
         self.assertAlmostEqual(same["a_win_rate"], result["p1_wins"] / 6)
         turned = out / "turned"
         shutil.copytree(out, turned, ignore=shutil.ignore_patterns("turned", "other"))
-        log = turned / "logs" / sorted(p.name for p in (out / "logs").iterdir())[1]   # battle 1: the first player sits p2
+        # battle 1: the first player sits p2
+        log = turned / "logs" / sorted(p.name for p in (out / "logs").iterdir())[1]
         with gzip.open(log, "rt") as f:
             battle = json.load(f)
         first_won = battle["winner"] == "p2"

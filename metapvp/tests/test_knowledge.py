@@ -14,8 +14,8 @@ from metapvp.contract import CONTRACTS, Contract, ContractError, load
 from metapvp.engine import Simulator
 from metapvp.engine.v8 import V8, EngineError, checks_context, context
 from metapvp.models import PolicyNet, load_model, new_model, save_model
-from metapvp.players.neural import load_player
 from metapvp.players import RandomPlayer, contract_for
+from metapvp.players.neural import load_player
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
 V1_OLD_HASH = "7409cbe0b91b02c031cdd33d535e3fc472fcc8d761eaa14b5f73c6191c28f15e"

@@ -1,7 +1,6 @@
 """A child process never outlives its parent (metapvp/lifecycle.py), even one stuck in native code
 that holds the GIL, as a rollout worker freeing its V8 context after its learner was killed was."""
 import ctypes
-import multiprocessing
 import os
 import signal
 import subprocess

@@ -10,9 +10,9 @@ from metapvp.arena import play
 from metapvp.contract import load
 from metapvp.engine import Simulator
 from metapvp.models import ModelError, new_model, save_model
-from metapvp.players.neural import load_player
 from metapvp.players import SpecError, make_player
 from metapvp.players.base import Decisions
+from metapvp.players.neural import load_player
 
 
 class ModelPlayerSpecTest(unittest.TestCase):

@@ -51,7 +51,8 @@ class ReplayTest(unittest.TestCase):
         self.assertEqual(sorted(r.index for r in replayed), list(range(6)))
         for r in replayed:
             self.assertIsNone(r.error, r.error)
-            self.assertEqual(r.winner, self.saved[r.index]["winner"] if self.saved[r.index]["winner"] in ("p1", "p2") else "")
+            saved = self.saved[r.index]["winner"]
+            self.assertEqual(r.winner, saved if saved in ("p1", "p2") else "")
             for side in ("p1", "p2"):
                 mine = [p.obs for p in r.positions if p.side == side]
                 seen = self.seen_by(r.index, side)
@@ -59,7 +60,8 @@ class ReplayTest(unittest.TestCase):
                 self.assertGreater(len(mine), 0)
                 for k, (a, b) in enumerate(zip(mine, seen)):
                     for name in b:
-                        np.testing.assert_array_equal(a[name], b[name], err_msg=f"battle {r.index} {side} decision {k}: {name}")
+                        np.testing.assert_array_equal(a[name], b[name],
+                                                      err_msg=f"battle {r.index} {side} decision {k}: {name}")
 
     def test_only_the_sides_asked_for(self):
         r = next(iter(replay([(0, self.saved[0])], sides=("p2",))))

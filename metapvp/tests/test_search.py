@@ -15,7 +15,8 @@ from metapvp.players import make_player
 from metapvp.players.search import SearchPlayer, with_picks
 from metapvp.players.searchconfig import SCRIPTED_PLAYERS, SearchConfig, SearchConfigError
 from metapvp.players.spec import SpecError, agent_search
-from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS, golden_battle, replay
+from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS
+from metapvp.tests.golden import golden_battle, replay
 
 FORMATS = [f"gen{g}randombattle" for g in range(1, 10)]
 DOUBLES_FORMATS = ["gen9randomdoublesbattle", "gen8randomdoublesbattle"]
@@ -31,9 +32,9 @@ class WorldsAndSearchAgainstSimulatorTest(unittest.TestCase):
         # a deeper search where the foe can Terastallize (its drawn Tera type gets played), our
         # root choices by sequential halving there
         deeper = settings(visits=32, halve=4, weight=8)
-        cls.results = {f: v8.checks("checkWorlds", {"format": f, "battles": 2, "seed": [3, 1, 4, 1],
-                                                    "settings": deeper if f == "gen9randombattle" else settings(visits=8)})
-                       for f in FORMATS + DOUBLES_FORMATS}
+        cls.results = {f: v8.checks("checkWorlds", {
+            "format": f, "battles": 2, "seed": [3, 1, 4, 1],
+            "settings": deeper if f == "gen9randombattle" else settings(visits=8)}) for f in FORMATS + DOUBLES_FORMATS}
 
     def test_every_world_agrees_with_what_was_seen(self):
         for f, r in self.results.items():
@@ -68,7 +69,8 @@ class GoldenBattleSearchTest(unittest.TestCase):
                     legal = np.flatnonzero(obs["action.mask"])
                     if len(legal) < 2:
                         continue
-                    r = engine.search([(key, "p1")], [legal], [[1 / len(legal)] * len(legal)], [k], SearchConfig(visits=8).to_js())[0]
+                    prior = [1 / len(legal)] * len(legal)
+                    r = engine.search([(key, "p1")], [legal], [prior], [k], SearchConfig(visits=8).to_js())[0]
                     if r is None:  # nothing to search (team preview)
                         continue
                     self.assertNotIn("error", r, (k, r))
@@ -182,13 +184,14 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertEqual(make_player("search:agent").config, SearchConfig())
         p = make_player("search150ms:agent")
         self.assertEqual((p.config.visits, p.config.ms), (0, 150))
-        compact = ("search64h0:agent", "search64h0q0:agent", "search8q2.5:agent", "search64h3q4:agent", "search150msh2:agent")
+        compact = ("search64h0:agent", "search64h0q0:agent", "search8q2.5:agent", "search64h3q4:agent",
+                   "search150msh2:agent")
         self.assertEqual([(p.config.halve, p.weight) for p in map(make_player, compact)],
                          [(0, 16.0), (0, 0.0), (4, 2.5), (3, 4.0), (2, 16.0)])
-        self.assertEqual([make_player(s).config.play_on for s in ("search:agent", "search64p0:agent", "search8h2q4p3:agent")],
-                         [1, 0, 3])
-        self.assertEqual([make_player(s).config.scripted for s in ("search:agent", "search64s:agent", "search64x2h8q16p1s:agent")],
-                         [(), SCRIPTED_PLAYERS, SCRIPTED_PLAYERS])
+        played_on = ("search:agent", "search64p0:agent", "search8h2q4p3:agent")
+        self.assertEqual([make_player(s).config.play_on for s in played_on], [1, 0, 3])
+        scripted = ("search:agent", "search64s:agent", "search64x2h8q16p1s:agent")
+        self.assertEqual([make_player(s).config.scripted for s in scripted], [(), SCRIPTED_PLAYERS, SCRIPTED_PLAYERS])
         named = make_player("search(visits=128, worlds=4, weight=8, scripted=heuristic):agent").config
         self.assertEqual(named, SearchConfig(visits=128, worlds=4, weight=8.0, scripted=("heuristic",)))
         self.assertEqual(make_player("search(ms=200):agent").config, SearchConfig(visits=0, ms=200))
@@ -255,7 +258,8 @@ class SearchPlayerTest(unittest.TestCase):
         prior = [0.4, 0.3, 0.15, 0.1, 0.05]
         # the fourth likeliest has by far the best value: it survives both rounds and is played;
         # the least likely is never visited (only the 4 likeliest are candidates)
-        r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5, 0.3, 0.4, 0.9, 1.0], "weight": 8})
+        r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5, 0.3, 0.4, 0.9, 1.0],
+                                  "weight": 8})
         self.assertEqual(r, {"visits": [24, 8, 8, 24, 0], "best": 3})
         # values alike: the policy's order decides
         r = v8.checks("halving", {"prior": prior, "m": 4, "nodes": 64, "values": [0.5] * 5, "weight": 8})
@@ -271,11 +275,13 @@ class SearchPlayerTest(unittest.TestCase):
 
     def test_a_scripted_player_that_fails_leaves_the_search_to_the_policys_candidates(self):
         player = SearchPlayer(make_player("search8:agent").policy, SearchConfig(visits=8), seed=1)
-        object.__setattr__(player.config, "scripted", ("no-such-player",))  # past the validator, as a broken caller would
+        # past the validator, as a broken caller would
+        object.__setattr__(player.config, "scripted", ("no-such-player",))
         backend = make_backend("inprocess", player.contract)
         try:
             with self.assertLogs("metapvp.players.search", "WARNING") as logs:
-                (result,) = play(player, make_player("random", seed=2), "gen9randombattle", range(1), seed=3, backend=backend)
+                (result,) = play(player, make_player("random", seed=2), "gen9randombattle", range(1), seed=3,
+                                 backend=backend)
         finally:
             backend.close()
         self.assertIsNone(result.error)
@@ -283,7 +289,8 @@ class SearchPlayerTest(unittest.TestCase):
         self.assertGreater(player.searched, 5)
 
     def test_the_search_player_plays_on_every_backend(self):
-        for name, spec in [(b, s) for b in BACKENDS for s in ("search8:agent", "search(visits=8,halve=0,weight=0):agent")]:
+        specs = ("search8:agent", "search(visits=8,halve=0,weight=0):agent")
+        for name, spec in [(b, s) for b in BACKENDS for s in specs]:
             with self.subTest(backend=name, spec=spec):
                 check_plays(self, name, spec, "random", "gen9randombattle")
 
@@ -310,7 +317,8 @@ class DoublesSearchTest(unittest.TestCase):
         sim.abort()
 
     def test_the_search_player_plays_random_doubles_on_every_backend(self):
-        for name, spec in [(b, s) for b in BACKENDS for s in ("search16h8s:agent", "search(visits=8,halve=0,weight=0):agent")]:
+        specs = ("search16h8s:agent", "search(visits=8,halve=0,weight=0):agent")
+        for name, spec in [(b, s) for b in BACKENDS for s in specs]:
             with self.subTest(backend=name, spec=spec):
                 check_plays(self, name, spec, "maxdamage", "gen9randomdoublesbattle")
 

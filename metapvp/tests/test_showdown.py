@@ -230,7 +230,8 @@ class LiveServerTest(unittest.TestCase):
 
         lonely = bot(self.server.url, "lonely", "random", 7)
         with self.assertRaises(ShowdownError) as e:
-            asyncio.run(with_clients([lonely], lambda: lonely.play(FORMAT, 1, opponent="nobodyhere", pending_timeout=6)))
+            asyncio.run(with_clients([lonely],
+                                     lambda: lonely.play(FORMAT, 1, opponent="nobodyhere", pending_timeout=6)))
         self.assertIn("'nobodyhere' has not been on the server", str(e.exception))
         self.assertIn("was not found", str(e.exception))
 
@@ -400,7 +401,8 @@ class ChallengeQueueTest(unittest.TestCase):
 
     def test_a_challenge_to_a_busy_bot_waits_its_turn(self):
         url = self.server.url
-        host = bot(url, "onebyone", "random", 14, **self.login("onebyone"), accept_formats=(FORMAT,), max_concurrent=1, max_queue=4)
+        host = bot(url, "onebyone", "random", 14, **self.login("onebyone"), accept_formats=(FORMAT,), max_concurrent=1,
+                   max_queue=4)
         guests = [bot(url, f"visitor{i}", "random", 15 + i, **self.login(f"visitor{i}")) for i in range(3)]
 
         async def body():
@@ -417,7 +419,8 @@ class ChallengeQueueTest(unittest.TestCase):
 
     def test_a_full_queue_rejects_with_a_reason(self):
         url = self.server.url
-        host = bot(url, "fullhouse", "random", 18, **self.login("fullhouse"), accept_formats=(FORMAT,), max_concurrent=1, max_queue=0)
+        host = bot(url, "fullhouse", "random", 18, **self.login("fullhouse"), accept_formats=(FORMAT,),
+                   max_concurrent=1, max_queue=0)
         first = bot(url, "early", "random", 19, **self.login("early"))
         late = bot(url, "late", "random", 20, **self.login("late"))
 
@@ -465,7 +468,8 @@ class LoginFlowTest(unittest.TestCase):
             with self.assertRaisesRegex(LoginError, r"refused 'Registered': Wrong password\.$"):
                 asyncio.run(assertion_for("Registered", "nope", "4|abcdef", login.url))
             # an unregistered name logs in with any password (usertype 1)
-            self.assertTrue(asyncio.run(assertion_for("Newcomer", "any", "4|abc", login.url)).startswith("abc,newcomer,1,"))
+            said = asyncio.run(assertion_for("Newcomer", "any", "4|abc", login.url))
+            self.assertTrue(said.startswith("abc,newcomer,1,"))
 
     def test_replies_that_break_the_protocol_are_named(self):
         with LoginStandIn() as login:

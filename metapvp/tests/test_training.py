@@ -19,18 +19,17 @@ from metapvp import ROOT
 from metapvp.contract import CONTRACTS, load
 from metapvp.engine import Simulator
 from metapvp.exe import integrated_rl_script
-from metapvp.models import ModelError, load_model, new_model, save_model
-from metapvp.models import to_tensors
-from metapvp.players.neural import load_player
+from metapvp.models import ModelError, load_model, new_model, save_model, to_tensors
 from metapvp.players import make_player
+from metapvp.players.neural import load_player
 from metapvp.players.spec import shipped_model
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League
+from metapvp.training.pool import WorkerError
 from metapvp.training.ppo import gae
 from metapvp.training.rewards import outcome_reward, shaped_reward
 from metapvp.training.rollout import Matchup, RolloutWorker
 from metapvp.training.trainer import RETIRE_AFTER, Trainer, TrainingError
-from metapvp.training.pool import WorkerError
 from metapvp.training.workers import WorkerPool
 
 
@@ -46,7 +45,8 @@ def real_decisions(battles=24, privileged=False, contract=None):
         step = sim.step(acts)
     rows = [d.row for d in step.decisions]
     obs = {k: np.ascontiguousarray(v[rows]) for k, v in step.obs.items()}
-    priv = {k: np.ascontiguousarray(v[[d.priv for d in step.decisions]]) for k, v in step.obs.items()} if privileged else None
+    priv_rows = [d.priv for d in step.decisions]
+    priv = {k: np.ascontiguousarray(v[priv_rows]) for k, v in step.obs.items()} if privileged else None
     sim.abort()
     return obs, priv
 
@@ -158,21 +158,23 @@ class CheckpointAverageTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             a = save_model(Path(tmp) / "model-000010.zip", mine_model, contract, format="gen9randombattle")
             b = save_model(Path(tmp) / "model-000020.zip", other, contract, format="gen9randombattle")
-            run = subprocess.run([sys.executable, str(ROOT / "metapvp/exe/average_checkpoints.py"), str(Path(tmp) / "avg.zip"),
-                                  str(a), str(b)], capture_output=True, text=True, timeout=120)
+            average = [sys.executable, str(ROOT / "metapvp/exe/average_checkpoints.py")]
+            run = subprocess.run(average + [str(Path(tmp) / "avg.zip"), str(a), str(b)], capture_output=True, text=True,
+                                 timeout=120)
             self.assertEqual(run.returncode, 0, run.stderr)
             avg, meta = load_model(Path(tmp) / "avg.zip")
             self.assertEqual(meta["averaged_from"], ["model-000010.zip", "model-000020.zip"])
             mine, theirs, got = mine_model.state_dict(), other.state_dict(), avg.state_dict()
             for name in ("global_norm.mean", "global_norm.var"):
                 torch.testing.assert_close(got[name], theirs[name])
-            weights = [k for k, v in got.items() if v.is_floating_point() and not k.startswith(("global_norm.", "pokemon_norm."))]
+            weights = [k for k, v in got.items()
+                       if v.is_floating_point() and not k.startswith(("global_norm.", "pokemon_norm."))]
             self.assertTrue(any(not torch.equal(mine[k], theirs[k]) for k in weights))
             for k in weights:
                 torch.testing.assert_close(got[k], (mine[k] + theirs[k]) / 2)
             big = save_model(Path(tmp) / "big.zip", new_model(contract, "medium"), contract)
-            run = subprocess.run([sys.executable, str(ROOT / "metapvp/exe/average_checkpoints.py"), str(Path(tmp) / "x.zip"),
-                                  str(a), str(big)], capture_output=True, text=True, timeout=120)
+            run = subprocess.run(average + [str(Path(tmp) / "x.zip"), str(a), str(big)], capture_output=True, text=True,
+                                 timeout=120)
             self.assertEqual(run.returncode, 2)
             self.assertIn("only checkpoints of one network can be averaged", run.stderr)
 
@@ -361,7 +363,8 @@ class ImitationTest(unittest.TestCase):
             self.assertLess(held[-1], held[0] * 0.7, held)
             self.assertGreater(float(pre[-1]["pretrain/holdout_accuracy"]), 0.5)
             # the warm-started policy, evaluated before any PPO update, beats Random
-            self.assertGreaterEqual(float(next(r for r in rows if r.get("eval/winrate_random"))["eval/winrate_random"]), 0.75)
+            first = next(r for r in rows if r.get("eval/winrate_random"))
+            self.assertGreaterEqual(float(first["eval/winrate_random"]), 0.75)
             # then PPO, pulled towards the teacher with the fading weight
             ppo = [r for r in rows if r.get("losses/policy_loss")]
             self.assertGreaterEqual(len(ppo), 2)

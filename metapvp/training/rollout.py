@@ -337,7 +337,8 @@ def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
     worker.set_weights(job.get("weights", {}))
     a = NeuralPlayer(worker.learners[job["learner"]], seed=int(worker.rng.integers(1 << 31)))
     opp = worker.model_for(job["opponent"])
-    b = NeuralPlayer(opp, seed=int(worker.rng.integers(1 << 31))) if opp is not None else worker.player_for(job["opponent"])
+    b = (NeuralPlayer(opp, seed=int(worker.rng.integers(1 << 31))) if opp is not None
+         else worker.player_for(job["opponent"]))
     if worker.eval_sim is None:
         worker.eval_sim = Simulator(worker.cfg["contract"])
     scores = []

@@ -29,11 +29,10 @@ from metapvp.training import imitation
 from metapvp.training.config import learner_threads, schedule
 from metapvp.training.league import Elo, League
 from metapvp.training.metrics import Metrics
+from metapvp.training.pool import Pool
 from metapvp.training.ppo import ppo_update
 from metapvp.training.rollout import LEARNERS, Matchup
-from metapvp.training.pool import Pool
 from metapvp.training.workers import WorkerPool
-
 
 RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
 
@@ -195,7 +194,8 @@ class Trainer:
         self.update_return_stats(batch["raw_returns"])
         progress = self.decisions / self.cfg["total_decisions"]
         ppo = self.cfg["ppo"]
-        lr = schedule(ppo["lr_schedule"], ppo["learning_rate"], ppo["learning_rate"] * ppo["lr_final_fraction"], progress)
+        lr = schedule(ppo["lr_schedule"], ppo["learning_rate"], ppo["learning_rate"] * ppo["lr_final_fraction"],
+                      progress)
         ent = schedule(ppo["entropy_schedule"], ppo["entropy_coef"], ppo["entropy_final"], progress)
         pull = self.teacher_pull()
         stats = {"charts/learning_rate": lr, "charts/entropy_coef": ent, "charts/teacher_coef": pull}
@@ -326,7 +326,7 @@ class Trainer:
                 add(Matchup("baseline", "main", name), shares["baseline"] / len(cfg["baselines"]))
         if shares["exploiter"]:
             add(Matchup("exploiter", "exploiter", "main"), shares["exploiter"])
-        weights_blobs = {name: l.weights() for name, l in self.learners.items()}
+        weights_blobs = {name: learner.weights() for name, learner in self.learners.items()}
         teacher = cfg["pretrain"]["teacher"] if self.teacher_pull() > 0 else None
         return [{"weights": weights_blobs, "matchups": matchups, "shares": weights,
                  "decisions": cfg["rollout"]["decisions_per_worker"], "reward_scale": self.reward_scale(),
@@ -426,9 +426,9 @@ class Trainer:
         path = save_model(self.ckpt / f"model-{self.updates:06d}.zip", self.learners["main"].model,
                           self.contract, **info)
         _write_bytes(self.ckpt / "model-latest.zip", path.read_bytes())
-        extra = {name: {"optimizer": l.optimizer.state_dict(), "updates": l.updates,
-                        "model": l.model.state_dict() if name != "main" else None}
-                 for name, l in self.learners.items()}
+        extra = {name: {"optimizer": learner.optimizer.state_dict(), "updates": learner.updates,
+                        "model": learner.model.state_dict() if name != "main" else None}
+                 for name, learner in self.learners.items()}
         buf = io.BytesIO()
         torch.save(extra, buf)
         _write_bytes(self.ckpt / "trainer.pt", buf.getvalue())
