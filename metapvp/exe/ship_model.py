@@ -1,5 +1,5 @@
 """Ships a trained model: copies it to static/models/FORMAT.zip, with its training curve, and
-writes the model card (static/models/README.md, or --card NAME) from the run and the head2head
+writes the model card (static/models/FORMAT.md, or --card NAME) from the run and the head2head
 evaluations.
 Every figure in the card comes from a file this reads, so the card can be rebuilt.
 
@@ -178,7 +178,7 @@ def main(argv=None) -> int:
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
     ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
-    ap.add_argument("--card", default="README.md", help="the card's file name in static/models/")
+    ap.add_argument("--card", help="the card's file name in static/models/ (default: FORMAT.md)")
     ap.add_argument("--search", help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1), "
                                      "written into the shipped model's metadata")
     args = ap.parse_args(argv)
@@ -198,8 +198,9 @@ def main(argv=None) -> int:
         if not found:
             ap.error(f"--search {args.search!r} is not a search prefix (search..., e.g. search64x2h4q16p1)")
         update_metadata(SHIPPED_MODELS / f"{fmt}.zip", search=found[0].to_dict())
-    (SHIPPED_MODELS / args.card).write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
-    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {SHIPPED_MODELS / args.card}")
+    card_path = SHIPPED_MODELS / (args.card or f"{fmt}.md")
+    card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
+    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {card_path}")
     return 0
 
 
