@@ -35,7 +35,7 @@ step() {  # step NAME COMMAND...: runs it, prints its time; stops the check wher
 step "build $tag" docker build -t "$tag" "${build_args[@]}" "$root"
 size=$(docker image inspect "$tag" --format '{{.Size}}')
 echo "   image size: $((size / 1000000)) MB" >&2
-step "head2head in the image" docker run --rm "$tag" ./rp metapvp/exe/head2head.py random maxdamage --battles 20
+step "head2head in the image" docker run --rm "$tag" ./rp metapvp/exe/head2head.py --p1 random --p2 maxdamage --num-matches 20
 step "$module in the image" docker run --rm "$tag" ./rp -m nose2 "$module"
 mounted=(docker run --rm --network none -v "$root":/workspace "$tag")
 starts_at_once() {  # the image's venv is reused: no Python step, and the engine imports

@@ -1,6 +1,7 @@
 // Writes one observation record, laid out by the contract, from a PlayerView's client state and
 // its latest request. Each feature has one writer; the contract decides where its values go.
 import {RESERVED} from './contract.js';
+import {speciesOf, typesOf} from './species.js';
 import {BattleInputError} from './view.js';
 import {knowledgeOf, DAMAGE_COLUMNS, FOE_MOVES} from './knowledge/index.js';
 import {doublesKnowledge} from './knowledge/doubles.js';
@@ -135,29 +136,6 @@ const activeRequest = (ctx, row, i) =>
 function slotOf(p, id) {
   const bare = x => String(x).replace(/[0-9]+$/, '');
   return id ? p.moveSlots.find(slot => bare(slot.id) === bare(id)) : undefined;
-}
-
-// Species data by (gen, forme), memoised: the dex builds a new wrapper object on every lookup.
-// One Map per generation, so that a lookup builds no key string.
-const SPECIES = Array.from({length: 10}, () => new Map());
-export function speciesOf(battle, forme) {
-  const byForme = SPECIES[battle.gen.num];
-  let s = byForme.get(forme);
-  if (s === undefined) {
-    const sp = battle.gen.species.get(forme);
-    s = sp ? {types: sp.types, baseStats: sp.baseStats, mega: !!(sp.isMega || sp.isPrimal)} : null;
-    byForme.set(forme, s);
-  }
-  return s;
-}
-
-// The client's Pokemon#types, without its per-call dex lookup.
-export function typesOf(battle, p) {
-  let types;
-  if (p.terastallized && p.terastallized !== 'Stellar') types = [p.terastallized];
-  else if (p.volatiles.typechange) types = p.volatiles.typechange.apparentType.split('/');
-  else types = speciesOf(battle, p.speciesForme)?.types || [];
-  return p.actualTypes(types);
 }
 
 const WRITERS = {

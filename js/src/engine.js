@@ -1,9 +1,9 @@
 // The bridge for message sources outside this V8 context (a Showdown server, a stdio simulator,
 // recorded logs): many battle views keyed by (battle id, perspective), fed and encoded in batches.
-import {PlayerView, BattleInputError} from './view.js';
+import {PlayerView, BattleInputError, errorRecord} from './view.js';
 import {linesFor} from './perspective.js';
 import {Output} from './output.js';
-import {scriptedAction} from './policies.js';
+import {scriptedAction} from './games/index.js';
 import {legalChoices} from './actiontable.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
@@ -75,7 +75,7 @@ export class Engine {
     return out;
   }
 
-  /** Actions of scripted policy `name` (see policies.js) for [battle, perspective] pairs. */
+  /** Actions of scripted player `name` (games/index.js) for [battle, perspective] pairs. */
   scripted(name, keys) {
     return keys.map(([battle, perspective]) => scriptedAction(name, this.view(battle, perspective)));
   }
@@ -109,11 +109,6 @@ export class Engine {
       throw new BattleInputError(battle, undefined, e.message);
     }
   }
-}
-
-export function errorRecord(battle, perspective, e) {
-  return {battle, perspective, line: e.line === undefined ? null : e.line,
-    message: e instanceof BattleInputError ? e.message : `battle ${battle}: ${e.message}`};
 }
 
 Object.assign(Engine.prototype, searchMethods);

@@ -5,11 +5,11 @@
 // rebuild.js). The tree is open-loop: a node is a sequence of joint choices from the root, each
 // visit restores the root and replays them with fresh chances (damage rolls, accuracy, critical
 // hits, secondary effects), so chance is sampled along the way. A new node is valued where it is
-// reached, or after `play_on` turns of both sides' hardest hits (greedy.js; no random rollouts),
+// reached, or after `play_on` turns of both sides' hardest hits (playon.js; no random rollouts),
 // by material (evaluation.js). Our prior at the root is the policy's; elsewhere, and for the foe,
 // a prior from how hard each move hits.
 // What differs between singles and doubles (the rebuilt battle, our root choices, each side's
-// options below the root) is a game's: SINGLES below, DOUBLES in doublessearch.js.
+// options below the root and their prior) is a game's: its adapter in games/.
 //
 // Our choice at the root is searched either like every other (PUCT), or by sequential halving
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
@@ -18,15 +18,11 @@
 // The settings are metapvp/players/searchconfig.py's SearchConfig, which holds their defaults
 // and validates them; this file takes them as that class's to_js() writes them.
 import {Battle as SimBattle, PRNG} from '@pkmn/sim';
-import {GIMMICKS} from './actions.js';
-import {legalChoices} from './actiontable.js';
-import {rebuild, ourChoice} from './rebuild.js';
-import {DOUBLES} from './doublessearch.js';
+import {gameOf} from './games/index.js';
 import {value, lead} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
-import {playOnce} from './greedy.js';
+import {playOnce} from './playon.js';
 
-const G = GIMMICKS.length;
 const SILENT = () => {};
 const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch is one)
 
@@ -64,8 +60,7 @@ class Search {
     const missing = SETTINGS.filter(k => o[k] === undefined);
     if (missing.length) throw new Error(`search: no ${missing.join(', ')} in its settings (SearchConfig.to_js())`);
     if (!(o.visits > 0) && !(o.ms > 0)) throw new Error('search needs a budget: visits or ms');
-    const game = this.game = GAMES[view.battle.gameType];
-    if (!game) throw new Error(`the search plays singles and doubles battles, not ${view.battle.gameType}`);
+    const game = this.game = gameOf(view.battle.gameType, 'the search');
     this.view = view;
     this.actions = actions;
     this.prior = prior;
@@ -286,59 +281,6 @@ function stat(node, i, option, priors) {
   let s = node.sides[i].get(option);
   if (!s) node.sides[i].set(option, s = {n: 0, w: 0, p: priors.get(option) || 0, refused: false});
   return s;
-}
-
-/** What singles needs to know (doublessearch.js has doubles'): whether a foe stands to be faced,
- * the rebuilt battle (the foe's sets drawn), at a forced switch the battle with the Pokemon
- * brought in leading, our actions as choices there, each side's options at a node and a prior
- * over them. */
-const SINGLES = {
-  faces: view => !!view.foe.active[0] && !view.foe.active[0].fainted,
-  start: (view, random) => rebuild(view, -1, random),
-  switchIn(view, a, random) {
-    const j = Math.floor(a / G) - 4;
-    const r = view.request.side.pokemon[j];
-    return j >= 0 && r && !r.fainted && r.hp ? rebuild(view, j, random) : null;
-  },
-  choice: (req, a, start) => ourChoice(req, a, start.slots),
-  options: (battle, side) => optionsOf(side),
-  priors: priorsOf,
-};
-const GAMES = {singles: SINGLES, doubles: DOUBLES};
-
-/** What a simulated side may choose now: choice strings, none where it waits. */
-function optionsOf(side) {
-  const req = side.activeRequest;
-  if (!req || req.wait || side.isChoiceDone()) return [];
-  return Object.values(legalChoices(req));
-}
-
-/** A prior over a simulated side's options, each move weighted by how hard it hits the foe's
- * active Pokemon (base power, type effectiveness, same-type bonus), status moves as a middling
- * hit, a gimmick at half its move, switches a little. */
-function priorsOf(battle, side, options) {
-  const out = new Map();
-  const me = side.active[0], foe = side.foe.active[0];
-  const moves = side.activeRequest.active ? side.activeRequest.active[0].moves : [];
-  let total = 0;
-  for (const o of options) {
-    let w = 0.3;
-    const m = /^move (\d)( \w+)?/.exec(o);
-    if (m && me && foe) {
-      const move = battle.dex.moves.get(moves[Number(m[1]) - 1].id);
-      w = 0.6;
-      if (move.category !== 'Status') {
-        const immune = !battle.dex.getImmunity(move.type, foe.getTypes());
-        w = immune ? 0.05 : 0.25 + (move.basePower || 60) / 100 * 2 ** battle.dex.getEffectiveness(move.type, foe.getTypes()) *
-          (me.hasType(move.type) ? 1.5 : 1);
-      }
-      if (m[2]) w *= 0.5;
-    }
-    out.set(o, w);
-    total += w;
-  }
-  for (const o of options) out.set(o, out.get(o) / total);
-  return out;
 }
 
 /** A small seeded generator of numbers in [0, 1). */

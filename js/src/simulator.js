@@ -4,11 +4,10 @@
 // new observation back in one buffer.
 import {Battle as SimBattle, Teams, Dex, PRNG} from '@pkmn/sim';
 import {TeamGenerators} from '@pkmn/randoms';
-import {PlayerView, BattleInputError} from './view.js';
+import {PlayerView, BattleInputError, errorRecord} from './view.js';
 import {linesFor} from './perspective.js';
 import {Output} from './output.js';
-import {errorRecord} from './engine.js';
-import {scriptedAction} from './policies.js';
+import {scriptedAction} from './games/index.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 
@@ -235,7 +234,7 @@ export class Simulator {
     return result;
   }
 
-  /** Actions of scripted policy `name` (see policies.js) for [battle id, side] pairs. */
+  /** Actions of scripted player `name` (games/index.js) for [battle id, side] pairs. */
   scripted(name, keys) {
     return keys.map(([id, side]) => scriptedAction(name, this.view(id, side)));
   }

@@ -210,3 +210,10 @@ function checkNames(key, line) {
     throw new BattleInputError(key, line, `unknown ${what === 'moves' ? 'move' : 'species'} '${name}'`);
   }
 }
+
+/** A batch's error record for a battle that failed: its id, perspective, the line at fault
+ * (null where none) and the message, named by battle. */
+export function errorRecord(battle, perspective, e) {
+  return {battle, perspective, line: e.line === undefined ? null : e.line,
+    message: e instanceof BattleInputError ? e.message : `battle ${battle}: ${e.message}`};
+}

@@ -92,7 +92,7 @@ class BattleViews(Protocol):
     the bridge (metapvp.engine.Engine) that live play and the move API feed."""
 
     def scripted(self, policy: str, keys) -> list[int]:
-        """Actions of a scripted policy ('maxdamage', 'heuristic') for (battle id, side) pairs."""
+        """Actions of a scripted player ('maxdamage', 'heuristic') for (battle id, side) pairs."""
 
     def lookahead(self, keys, candidates, play_on: int = 0, samples: int = 1) -> list:
         """Lookahead values of candidate actions for (battle id, side) pairs (js/src/lookahead.js)."""

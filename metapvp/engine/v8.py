@@ -189,7 +189,7 @@ class V8Object:
         self._free()
 
     def scripted(self, policy: str, keys) -> list[int]:
-        """Actions of a scripted policy running in JS ('maxdamage', 'heuristic') for
+        """Actions of a scripted player running in JS ('maxdamage', 'heuristic') for
         (battle id, side) pairs with decisions pending, in one call."""
         return self.v8.call(self.handle, "scripted", policy, [list(k) for k in keys])
 

@@ -13,7 +13,7 @@ hazards), and a clearly better outcome (a KO, not being KOed) overrides a small 
 Decisions with nothing to look ahead at (team preview, a fainted or unknown foe) take the
 policy's most probable action.
 
-In doubles (js/src/doubleslookahead.js) the candidates are the joint actions pairing each
+In doubles (js/src/lookahead.js over js/src/games/doubles.js) the candidates are the joint actions pairing each
 position's `top` likeliest actions (the policy's marginals), and the foe's answers are each of
 its positions taking one of its two hardest hits."""
 from __future__ import annotations

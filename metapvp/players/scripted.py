@@ -14,7 +14,7 @@
   as 1.1x, so it uses them when they make the strongest hit. Forced switches go to the best
   matchup.
 
-maxdamage and heuristic run in JavaScript, where the battle state is (js/src/policies.js)."""
+maxdamage and heuristic run in JavaScript, where the battle state is (js/src/scripted.js)."""
 from __future__ import annotations
 
 import numpy as np
@@ -43,10 +43,11 @@ class FirstLegalPlayer(Player):
 
 
 class ScriptedPlayer(Player):
-    """A policy from js/src/policies.js, run in the battles' own V8 context in one call."""
+    """A scripted player of js/src/games/ (its rules in js/src/scripted.js, doublesscripted.js),
+    run in the battles' own V8 context in one call."""
 
-    def __init__(self, policy: str):
-        self.policy = self.name = policy
+    def __init__(self, name: str):
+        self.name = name
 
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
-        return np.asarray(decisions.state.scripted(self.policy, decisions.keys), dtype=np.int64)
+        return np.asarray(decisions.state.scripted(self.name, decisions.keys), dtype=np.int64)

@@ -21,7 +21,7 @@ most. Where the search fails or has nothing to search, the policy decides alone.
 
 Every setting is a field of SearchConfig (players/searchconfig.py), with its default.
 
-In doubles (js/src/doublessearch.js) our root candidates are the joint actions pairing each
+In doubles (js/src/games/doubles.js) our root candidates are the joint actions pairing each
 position's three likeliest actions (the policy's marginals, as the lookahead pairs them), below
 the root each side chooses among its positions' two hardest hits.
 

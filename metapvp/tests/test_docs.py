@@ -4,7 +4,6 @@ guides stay guides (docs/agent.md and docs/doubles.md at most 300 lines; the dat
 docs/lab/)."""
 import re
 import unittest
-from pathlib import Path
 
 from metapvp import ROOT
 

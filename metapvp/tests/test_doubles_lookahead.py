@@ -1,4 +1,4 @@
-"""The doubles lookahead (js/src/doubleslookahead.js): the battle rebuilt with every Pokemon at
+"""The doubles lookahead (js/src/lookahead.js over js/src/games/doubles.js): the battle rebuilt with every Pokemon at
 its position, a turn played for each joint candidate against the foe's likely answers; and the
 lookahead player's doubles candidates (metapvp/players/lookahead.py)."""
 import unittest

@@ -285,7 +285,7 @@ class SearchPlayerTest(unittest.TestCase):
         finally:
             backend.close()
         self.assertIsNone(result.error)
-        self.assertIn("no scripted policy 'no-such-player'", logs.output[0])
+        self.assertIn("no scripted player 'no-such-player'", logs.output[0])
         self.assertGreater(player.searched, 5)
 
     def test_the_search_player_plays_on_every_backend(self):
@@ -296,7 +296,7 @@ class SearchPlayerTest(unittest.TestCase):
 
 
 class DoublesSearchTest(unittest.TestCase):
-    """The search in doubles (js/src/doublessearch.js): joint candidates at the root, each
+    """The search in doubles (js/src/games/doubles.js): joint candidates at the root, each
     side's positions' hardest hits below it, leaves by material."""
 
     def test_the_search_finds_the_knock_out_where_a_turn_shows_it(self):

@@ -1,7 +1,9 @@
-"""The package's structure as its imports draw it: no module imports from the command lines in
-metapvp/exe/ (and metapvp/__main__.py), and no import circle among the package's modules (imports inside functions
-count: they are arrows too)."""
+"""The structure as the imports draw it. The package: no module imports from the command lines in
+metapvp/exe/ (and metapvp/__main__.py), and no import circle among its modules (imports inside
+functions count: they are arrows too). The bundle's sources (js/src): no circle, and no import
+running up a floor (JS_FLOORS)."""
 import ast
+import re
 import unittest
 from pathlib import Path
 
@@ -98,4 +100,53 @@ class StructureTest(unittest.TestCase):
     def test_nothing_imports_a_command_line(self):
         upward = sorted(f"{m} imports {d}" for m, deps in graph().items() if not command_line(m)
                         for d in deps if d.startswith("metapvp.exe"))
+        self.assertEqual(upward, [])
+
+
+# js/src's floors, top down: an import may stay on its floor or go down, never up (the last
+# matching prefix of a file's path names its floor).
+JS = ROOT / "js" / "src"
+JS_FLOORS = [
+    ("index.js", 1),                                   # the API Python calls
+    ("engine.js", 2), ("simulator.js", 2),             # what holds battles
+    ("lookahead.js", 3), ("search.js", 3), ("rootchoice.js", 3),   # the planners
+    ("games/", 4),                                     # one adapter per game
+    ("scripted.js", 5), ("doublesscripted.js", 5), ("rebuild.js", 5), ("playon.js", 5), ("evaluation.js", 5),
+    ("view.js", 6), ("encoder.js", 6), ("output.js", 6), ("dextables.js", 6), ("knowledge/", 6),
+    ("actiontable.js", 7), ("actions.js", 7), ("doubles.js", 7), ("contract.js", 7), ("format.js", 7),
+    ("perspective.js", 7), ("species.js", 7),
+]
+JS_IMPORT = re.compile(r"^import\s[^;]*?from\s+'(\.{1,2}/[^']+)'", re.M)
+
+
+def js_graph() -> dict[str, set[str]]:
+    """js/src's modules (paths relative to it) and the ones each imports."""
+    out = {}
+    for path in JS.rglob("*.js"):
+        name = path.relative_to(JS).as_posix()
+        out[name] = {(path.parent / target).resolve().relative_to(JS.resolve()).as_posix()
+                     for target in JS_IMPORT.findall(path.read_text())}
+    return out
+
+
+def js_floor(name: str) -> int:
+    found = [floor for prefix, floor in JS_FLOORS
+             if name == prefix or (prefix.endswith("/") and name.startswith(prefix))]
+    if not found:
+        raise AssertionError(f"js/src/{name} has no floor in test_structure.JS_FLOORS: give it one")
+    return found[-1]
+
+
+class JsStructureTest(unittest.TestCase):
+    def test_the_walk_reads_the_bundle(self):
+        g = js_graph()
+        self.assertIn("games/index.js", g["search.js"])
+        self.assertIn("playon.js", g["games/doubles.js"])
+
+    def test_no_import_circle(self):
+        self.assertEqual(circles(js_graph()), [])
+
+    def test_no_import_runs_up_a_floor(self):
+        upward = sorted(f"{m} (floor {js_floor(m)}) imports {d} (floor {js_floor(d)})"
+                        for m, deps in js_graph().items() for d in deps if js_floor(d) < js_floor(m))
         self.assertEqual(upward, [])

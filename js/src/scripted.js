@@ -1,9 +1,9 @@
-// Scripted players, run where the battle state is: each reads a PlayerView that has a decision
-// to make and returns a legal action index. Their rules are documented in docs/playing.md.
+// Scripted players for singles, run where the battle state is: each reads a PlayerView that has a
+// decision to make and returns a legal action index (doublesscripted.js has doubles'). Their
+// rules are documented in docs/playing.md.
 import {writeMask, NUM_ACTIONS} from './actions.js';
-import {typesOf} from './encoder.js';
+import {typesOf} from './species.js';
 import {knowledgeOf} from './knowledge/index.js';
-import {DOUBLES_POLICIES} from './doublespolicies.js';
 
 const G = 6;  // gimmicks per slot
 const mask = new Uint8Array(NUM_ACTIONS);
@@ -110,17 +110,4 @@ export function heuristic(view) {
     }
   }
   return best === null ? actions[0] : best;
-}
-
-const POLICIES = {singles: {maxdamage, heuristic}, doubles: DOUBLES_POLICIES};
-
-/** The action scripted policy `name` takes in `view`, by the rules for its battle's game type. */
-export function scriptedAction(name, view) {
-  const byType = POLICIES[view.battle.gameType] || {};
-  if (!byType[name]) {
-    const known = Object.keys(POLICIES.singles).includes(name);
-    throw new Error(known ? `scripted policy '${name}' does not play ${view.battle.gameType} battles (it plays: ` +
-      `${Object.keys(POLICIES).filter(t => POLICIES[t][name]).join(', ')})` : `no scripted policy '${name}'`);
-  }
-  return byType[name](view);
 }

@@ -1,7 +1,8 @@
-// Turns played on past a looked-at position, both sides taking their hardest-hitting move: what
-// a turn set up (a switch, a boost, a status) shows in what follows. The lookahead
-// (lookahead.js, doubleslookahead.js) plays them after each candidate's turn, the search
-// (search.js) at its leaves. In doubles each position takes its own hardest hit.
+// Play-on: turns played past a looked-at position, both sides taking their hardest-hitting move:
+// what a turn set up (a switch, a boost, a status) shows in what follows. The lookahead
+// (lookahead.js) plays them after each candidate's turn, the search (search.js) at its leaves.
+// In doubles each position takes its own hardest hit. (Python's "greedy" is another thing: a
+// player's most probable action.)
 
 /** One more turn, both sides taking their hardest-hitting move (replacing fainted Pokemon with
  * the first able one). */

@@ -2,7 +2,7 @@
 // doubles battle that has a decision to make and returns a legal joint action (doubles.js).
 // Their rules are documented in docs/playing.md.
 import {writeMask, NUM_ACTIONS, POSITION_ACTIONS, SWITCH0, TARGETS, decodeMove} from './doubles.js';
-import {typesOf} from './encoder.js';
+import {typesOf} from './species.js';
 import {doublesKnowledge} from './knowledge/doubles.js';
 
 const mask = new Uint8Array(NUM_ACTIONS);
@@ -143,4 +143,3 @@ function positionEffects(view, k, pos) {
   return out;
 }
 
-export const DOUBLES_POLICIES = {maxdamage, heuristic};
