@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.runner import read_logs  # noqa: E402
+from metapvp.arena.rundir import read_logs  # noqa: E402
 
 
 def move_id(name: str) -> str:

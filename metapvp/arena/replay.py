@@ -58,7 +58,7 @@ def battle_spec(bid: str, saved: dict) -> dict:
 
 def replay(battles: Iterable[tuple[int, dict]], contract: str | None = None, concurrency: int = 32,
            sides=("p1", "p2")) -> Iterator[Replayed]:
-    """Replays (battle number, saved battle) pairs (runner.read_logs), `concurrency` at a time,
+    """Replays (battle number, saved battle) pairs (rundir.read_logs), `concurrency` at a time,
     all of one format; yields each as it ends, with the positions of `sides`."""
     if concurrency < 1 or not sides or not set(sides) <= {"p1", "p2"}:
         raise ValueError(f"replay: concurrency >= 1 and sides among p1, p2, got {concurrency} and {sides!r}")

@@ -5,107 +5,30 @@ is its command line; cluster/battles.py plays the same shares on Ray actors.
 A run's results depend on its seed and its number of workers, never on timing: worker w plays
 every W-th battle, and each battle's seed and seats follow from its number. So a stopped run
 can go on where it stopped (`resume`): the battles it logged count, the others are played (the
-same battles; only the players' own random draws differ from an unbroken run)."""
+same battles; only the players' own random draws differ from an unbroken run). The folder's
+bookkeeping (run.json, the logs, what earlier sittings finished) is rundir.py's; this module
+starts, feeds, stops and reaps the worker processes."""
 from __future__ import annotations
 
-import dataclasses
-import gzip
-import json
 import multiprocessing as mp
 import queue
-import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 from tqdm import tqdm
 
 from metapvp import contract as contracts
-from metapvp.arena.match import first_seat, play
+from metapvp.arena.match import play
+from metapvp.arena.runconfig import RunConfig, Tally
+from metapvp.arena.rundir import Earlier, prepare, write_log
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
 from metapvp.lifecycle import exit_with_parent, signals_held
 from metapvp.players import as_played, contract_for, make_player
-
-
-@dataclass
-class RunConfig:
-    """What a run plays. p1 and p2 name players (specs, metapvp/players/spec.py), not sides: they
-    swap sides every battle."""
-    p1: str
-    p2: str
-    format: str = "gen9randombattle"
-    num_matches: int = 100
-    workers: int = 1
-    concurrency: int = 32          # battles at once per worker
-    seed: int = 0
-    sim: str = "inprocess"         # the backend: inprocess or stdio
-    outdir: str | None = None      # where results.json and logs/ go
-    play_best_move: str | None = None  # p1, p2 or both take their best action instead of sampling
-    team_p1: str | None = None     # team files, for formats with user teams
-    team_p2: str | None = None
-    quiet: bool = False            # no progress bar
-    memory_every: int = 0          # every N battles, each local worker samples its memory
-    ray: str | None = None         # None: local processes; else 'local' or a cluster's address
-    resume: bool = False           # go on with the run in outdir: its logged battles count, the rest are played
-
-
-@dataclass
-class Tally:
-    """The run's finished battles as counts: a long run keeps no per-battle rows in memory."""
-    a: int = 0
-    b: int = 0
-    ties: int = 0
-    failed: int = 0
-    turns: int = 0
-    invalid: int = 0
-    unavailable: int = 0
-    errors: set = field(default_factory=set)
-    memory: list = field(default_factory=list)   # the workers' memory samples (memory_every)
-
-    def add(self, r: dict):
-        """One battle's result (a Result's fields)."""
-        if r["winner"] is None:
-            self.failed += 1
-        else:
-            self.a += r["winner"] == "a"
-            self.b += r["winner"] == "b"
-            self.ties += r["winner"] == "tie"
-            self.turns += r["turns"]
-        self.invalid += r["invalid"]
-        self.unavailable += r["unavailable"]
-        if r["error"] and len(self.errors) < 100:
-            self.errors.add(r["error"])
-
-    @property
-    def played(self) -> int:
-        return self.a + self.b + self.ties
-
-    def score(self, cfg: RunConfig) -> str:
-        return f"{cfg.p1} {self.a}-{self.b} {cfg.p2}"
-
-
-RUN_FILE = "run.json"      # the run's config, written to its outdir before the first battle
-SAME_RUN = ("format", "p1", "p2", "seed", "play_best_move", "team_p1", "team_p2")   # what makes it the same battles
-
-
-class RunDirError(ValueError):
-    """An --outdir that holds another run, or nothing to resume."""
-
-
-@dataclass
-class Earlier:
-    """What earlier sittings of a resumed run finished: their battles (those logged without an
-    error) tallied from the logs, with the counts only results.json kept (invalid choices,
-    failures) when a sitting got to write it, and the seconds they took."""
-    tally: Tally = field(default_factory=Tally)
-    done: set = field(default_factory=set)
-    seconds: float = 0.0
 
 
 def player_seeds(seed: int, worker: int) -> tuple[int, int]:
@@ -140,40 +63,6 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
         backend.close()
 
 
-def write_log(cfg: RunConfig, index: int, log: str):
-    """Written whole or not at all (renamed into place), so that a run killed mid-write leaves
-    no torn log for a resume to stumble on."""
-    path = Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz"
-    part = path.with_name(path.name + ".part")
-    with gzip.open(part, "wt") as f:
-        f.write(log)
-    part.replace(path)
-
-
-LOG_NAME = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
-
-
-def read_logs(outdir) -> Iterator[tuple[int, dict]]:
-    """(battle number, saved battle) for each battle log of a run's --outdir (write_log's), in
-    order; a ValueError naming the file where one cannot be read."""
-    for path in sorted((Path(outdir) / "logs").glob("battle-*.log.json.gz")):
-        m = LOG_NAME.search(path.name)
-        if not m:
-            continue
-        try:
-            with gzip.open(path, "rt") as f:
-                yield int(m.group(1)), json.load(f)
-        except (OSError, ValueError) as e:
-            raise ValueError(f"{path}: unreadable battle log ({e})") from e
-
-
-def logged_winner(index: int, battle: dict) -> str:
-    """Who won battle `index` of a run by its saved log: 'a' (the first player, --p1), 'b', or
-    'tie' (no side named)."""
-    winner = battle.get("winner")
-    return "tie" if winner not in ("p1", "p2") else "a" if winner == first_seat(index) else "b"
-
-
 def _worker(cfg: RunConfig, share: int, indices, results, stop):
     exit_with_parent()  # the parent handles Ctrl-C and tells us; if it dies, we go too
     try:
@@ -187,70 +76,6 @@ def _worker(cfg: RunConfig, share: int, indices, results, stop):
     except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
         results.put(("error", f"{type(e).__name__}: {e}"))
     results.put(("done", None))
-
-
-def prepare(cfg: RunConfig) -> Earlier:
-    """Makes cfg.outdir ready (its logs/ and run.json); -> what an earlier sitting there finished
-    when cfg.resume, else nothing. A RunDirError when the folder holds another run's battles
-    (their logs would mix) or, with resume, no run at all."""
-    if not cfg.outdir:
-        if cfg.resume:
-            raise RunDirError("resume needs the run's outdir")
-        return Earlier()
-    out = Path(cfg.outdir)
-    before = recorded_run(out)
-    if before is not None:
-        differs = [k for k in SAME_RUN if k in before and before[k] != getattr(cfg, k)]
-        if differs:
-            raise RunDirError(f"{out} holds another run ({', '.join(f'{k} {before[k]!r}' for k in differs)}); "
-                              f"choose another outdir")
-    elif cfg.resume:
-        raise RunDirError(f"nothing to resume in {out}: no {RUN_FILE} or results.json there")
-    earlier = _earlier(cfg, out) if cfg.resume else Earlier()
-    (out / "logs").mkdir(parents=True, exist_ok=True)
-    (out / RUN_FILE).write_text(json.dumps(dataclasses.asdict(cfg), indent=2) + "\n")
-    return earlier
-
-
-def recorded_run(out: Path) -> dict | None:
-    """The run an outdir holds (its players, format, seed...), by its run.json, written before
-    the first battle, or, from runs before run.json existed, results.json; None where neither is."""
-    for name in (RUN_FILE, "results.json"):
-        path = out / name
-        if path.is_file():
-            try:
-                return json.loads(path.read_text())
-            except ValueError as e:
-                raise RunDirError(f"{path}: unreadable ({e})") from e
-    return None
-
-
-def _earlier(cfg: RunConfig, out: Path) -> Earlier:
-    earlier = Earlier()
-    t = earlier.tally
-    try:
-        for i, battle in read_logs(out):
-            if i >= cfg.num_matches or battle.get("error"):
-                continue   # a failed battle is played again
-            earlier.done.add(i)
-            winner = logged_winner(i, battle)
-            t.a += winner == "a"
-            t.b += winner == "b"
-            t.ties += winner == "tie"
-            t.turns += battle.get("turns", 0)
-    except ValueError as e:   # a log torn by a run from before logs were renamed into place
-        raise RunDirError(f"{e}: remove it to play that battle again") from e
-    results = out / "results.json"
-    if results.is_file():
-        try:
-            r = json.loads(results.read_text())
-        except ValueError as e:
-            raise RunDirError(f"{results}: unreadable ({e})") from e
-        t.invalid, t.unavailable, t.failed = (r.get("invalid_choices", 0), r.get("unavailable_choices", 0),
-                                              r.get("errors", 0))
-        t.errors.update(r.get("error_messages", []))
-        earlier.seconds = r.get("seconds", 0.0)
-    return earlier
 
 
 def left_to_play(cfg: RunConfig, earlier: Earlier) -> list[tuple[int, list[int]]]:

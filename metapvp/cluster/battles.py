@@ -15,7 +15,8 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from metapvp.arena.runner import RunConfig, play_share, prepare, report, shares, write_log
+from metapvp.arena.rundir import prepare, write_log
+from metapvp.arena.runner import RunConfig, play_share, report, shares
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 from metapvp.lifecycle import signals_held
 

@@ -22,7 +22,7 @@ import math
 import sys
 from pathlib import Path
 
-from metapvp.arena.runner import logged_winner, read_logs, recorded_run
+from metapvp.arena.rundir import logged_winner, read_logs, recorded_run
 from metapvp.arena.stats import Z95
 
 SAME = ("format", "p2", "seed")

@@ -24,7 +24,8 @@ import os
 import sys
 from pathlib import Path
 
-from metapvp.arena.runner import RunConfig, RunDirError, run
+from metapvp.arena.rundir import RunDirError
+from metapvp.arena.runner import RunConfig, run
 from metapvp.cluster.battles import run_on_ray
 from metapvp.lifecycle import stop_on_signals
 from metapvp.players import SpecError, make_player

@@ -2,13 +2,13 @@
 accepts or sends challenges, searches the ladder, and reconnects after a lost connection.
 
 Transport only: battle rooms' messages go to LiveBattles (metapvp/showdown/battles.py), which
-feeds them to the headless client in V8. Global messages are routed by their type."""
+feeds them to the headless client in V8; which challenges to accept is Challenges'
+(metapvp/showdown/challenges.py). Global messages are routed by their type."""
 from __future__ import annotations
 
 import asyncio
 import logging
 import time
-from collections import deque
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,6 +18,7 @@ import websockets
 from metapvp.engine import memory
 from metapvp.players import Player
 from metapvp.showdown.battles import BattleState, LiveBattles, to_id
+from metapvp.showdown.challenges import Challenges
 from metapvp.showdown.login import LOGIN_SERVER, LoginError, assertion_for, trn
 
 log = logging.getLogger(__name__)
@@ -46,7 +47,6 @@ class ClientOptions:
     memory_every: int = 0                   # sample this process's memory every N finished battles
 
 NOT_FOUND = "was not found"  # the server's popup for a challenge to a user it does not know
-ACCEPT_WAIT = 30.0  # seconds an accepted challenge counts as a battle before its room appears
 
 
 @dataclass
@@ -97,8 +97,8 @@ class ShowdownClient:
         self.challenge_closed: float | None = None  # when our last challenge closed
         self.done_rooms: set[str] = set()
         self.rooms_seen: list[str] = []      # every battle room, in the order they began
-        self.queue: deque[str] = deque()     # challengers waiting for a free battle slot, first first
-        self.accepted: deque[float] = deque()  # when each accepted challenge without a room yet was
+        self.challenges = Challenges(options.accept_formats, options.accept_from, options.max_concurrent,
+                                     options.max_queue)
         self.pms: list[tuple[str, str]] = []   # people's private messages to us (sender id, text)
         self.closing = False
 
@@ -196,8 +196,7 @@ class ShowdownClient:
         new = room not in self.battles.battles
         if new:
             self.rooms_seen.append(room)
-            if self.accepted:
-                self.accepted.popleft()
+            self.challenges.room_began()
         for out in self.battles.handle(room, message):
             await self.send(out)
         if new:
@@ -260,9 +259,9 @@ class ShowdownClient:
 
     async def on_challenge(self, sender: str, receiver: str, spec: str):
         """Challenges are private messages: `/challenge FORMAT|...` opens one, `/challenge`
-        alone closes it (accepted, rejected or cancelled). A challenge that arrives while
-        max_concurrent battles run waits in a queue (up to max_queue), first come first served,
-        and its sender is told where it stands."""
+        alone closes it (accepted, rejected or cancelled). What each gets is Challenges': a
+        challenge that arrives while max_concurrent battles run waits in a queue (up to
+        max_queue), first come first served, and its sender is told where it stands."""
         fmt = spec.split("|")[0]
         if sender == self.userid:
             self.challenging = receiver if fmt else None
@@ -271,28 +270,21 @@ class ShowdownClient:
             return
         if receiver != self.userid:
             return
-        if sender in self.queue:      # withdrawn (or sent again: it goes to the back)
-            self.queue.remove(sender)
+        self.challenges.withdraw(sender)   # withdrawn (or sent again: it goes to the back)
         if not fmt:
             return
-        if self.o.accept_formats and fmt not in self.o.accept_formats:
-            await self.reject(sender, f"I only accept {', '.join(self.o.accept_formats)}.")
-        elif self.o.accept_from and sender not in self.o.accept_from:
-            await self.reject(sender, "I only accept challenges from my operators' accounts.")
-        elif self.busy() < self.o.max_concurrent:
+        answer = self.challenges.answer(sender, fmt, self.running())
+        if answer.kind == "accept":
             await self.accept(sender)
-        elif len(self.queue) < self.o.max_queue:
-            self.queue.append(sender)
-            await self.pm(sender, f"I am in {self.busy()} battle(s); you are number {len(self.queue)} "
-                                  "in the queue, and I will accept your challenge when a battle ends.")
+        elif answer.kind == "queue":
+            await self.pm(sender, answer.message)
         else:
-            await self.reject(sender, f"I am busy and my queue is full ({self.o.max_queue} waiting); "
-                                      "please try again later.")
+            await self.reject(sender, answer.message)
 
     async def accept(self, sender: str):
         if self.o.team:
             await self.send(f"|/utm {self.o.team}")
-        self.accepted.append(time.monotonic())
+        self.challenges.accepting()
         await self.send(f"|/accept {sender}")
 
     async def reject(self, sender: str, why: str):
@@ -304,14 +296,8 @@ class ShowdownClient:
 
     async def accept_queued(self):
         """A battle slot came free: the longest-waiting challenge gets it."""
-        while self.queue and self.busy() < self.o.max_concurrent:
-            await self.accept(self.queue.popleft())
-
-    def busy(self) -> int:
-        """Battles running, plus challenges accepted whose battle has not begun yet."""
-        while self.accepted and time.monotonic() - self.accepted[0] > ACCEPT_WAIT:
-            self.accepted.popleft()
-        return self.running() + len(self.accepted)
+        while (sender := self.challenges.next_waiting(self.running())) is not None:
+            await self.accept(sender)
 
     def finish(self, b: BattleState | None):
         if b is None or b.room in self.done_rooms:

@@ -15,7 +15,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
-from metapvp.arena.runner import LOG_NAME
+from metapvp.arena.rundir import LOG_NAME
 from metapvp.backends import make_backend
 from metapvp.players import make_player
 from metapvp.players.scripted import RandomPlayer

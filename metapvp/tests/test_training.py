@@ -24,7 +24,7 @@ from metapvp.players import make_player
 from metapvp.players.neural import load_player
 from metapvp.players.spec import shipped_model
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
-from metapvp.training.league import Elo, League
+from metapvp.training.league import Elo, League, matchups_for
 from metapvp.training.pool import WorkerError
 from metapvp.training.ppo import gae
 from metapvp.training.rewards import outcome_reward, shaped_reward
@@ -224,6 +224,22 @@ class PPOPiecesTest(unittest.TestCase):
         self.assertLess(p[1], 1e-9)
         picks = league.sample(3, np.random.default_rng(1))
         self.assertEqual(len({s["name"] for s in picks}), 3)
+
+    def test_match_making_splits_the_opponent_shares(self):
+        """league.matchups_for: each kind of opponent gets its share, split among its members;
+        the past selves' share goes to self-play while the league is empty."""
+        cfg = {"opponents": {"pure": 0.4, "past": 0.2, "target": 0.1, "baseline": 0.2, "exploiter": 0.1},
+               "targets": ["t.zip"], "baselines": ["random", "maxdamage"]}
+        snaps = [{"path": "s1.zip"}, {"path": "s2.zip"}]
+        matchups, shares = matchups_for(cfg, snaps)
+        got = {(m.kind, m.learner, m.opponent): w for m, w in zip(matchups, shares)}
+        self.assertEqual(got, {("pure", "main", "main"): 0.4, ("past", "main", "s1.zip"): 0.1,
+                               ("past", "main", "s2.zip"): 0.1, ("target", "main", "t.zip"): 0.1,
+                               ("baseline", "main", "random"): 0.1, ("baseline", "main", "maxdamage"): 0.1,
+                               ("exploiter", "exploiter", "main"): 0.1})
+        matchups, shares = matchups_for(cfg, [])
+        self.assertAlmostEqual(dict(zip([m.kind for m in matchups], shares))["pure"], 0.6)
+        self.assertEqual(cfg["opponents"]["past"], 0.2)   # the experiment's own shares are left as they were
 
     def test_elo_anchor_and_updates(self):
         elo = Elo(anchors={"random": 1000.0})

@@ -4,12 +4,55 @@ from those weights. The demonstrations come from the same rollout workers, a scr
 playing the learner's seat (rollout.Matchup with a controller)."""
 from __future__ import annotations
 
+import time
+
 import numpy as np
 import torch
 import torch.nn.functional as F
+from tqdm import tqdm
 
 from metapvp.models.network import PolicyNet
 from metapvp.training.ppo import take
+from metapvp.training.rollout import Matchup
+
+
+def demonstrations(pool, pre: dict, gamma: float, lam: float) -> list:
+    """The teacher (pre["teacher"]) playing the learner's seat against pre["opponents"] on the
+    pool's workers, in chunks, until pre["decisions"] of its choices are recorded; -> the
+    rollouts. The workers' battles are reset after: the teacher's must not go on into PPO."""
+    matchups = [Matchup("teacher", "main", opp, controller=pre["teacher"]) for opp in pre["opponents"]]
+    rollouts, recorded = [], 0
+    bar = tqdm(total=pre["decisions"], unit="dec", desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
+    while recorded < pre["decisions"]:
+        chunk = min(pre["chunk"], pre["decisions"] - recorded)
+        plan = {"weights": {}, "matchups": matchups, "shares": [1.0] * len(matchups),
+                "decisions": max(1, -(-chunk // pool.size)), "reward_scale": 1.0, "gamma": gamma, "lam": lam}
+        got = pool.run("collect", [plan] * pool.size)
+        rollouts += got
+        new = sum(len(r.actions) for r in got)
+        recorded += new
+        bar.update(new)
+    bar.close()
+    pool.run("reset", [None] * pool.size)
+    return rollouts
+
+
+def fit(model: PolicyNet, train: dict, held: dict, pre: dict, generator, device, log, started: float):
+    """pre["epochs"] epochs of imitation on `train`, each followed by the held-out losses; every
+    epoch's figures (and the held-out ones before the first) go to `log(values)`."""
+    optimizer = torch.optim.Adam(model.parameters(), lr=pre["learning_rate"], eps=1e-5)
+    before = evaluate(model, held, pre, device)
+    log({**{f"pretrain/holdout_{k}": v for k, v in before.items()}, "pretrain/epoch": 0})
+    for epoch in range(1, pre["epochs"] + 1):
+        out = train_epoch(model, optimizer, train, pre, generator, device)
+        held_out = evaluate(model, held, pre, device)
+        log({**{f"pretrain/{k}": v for k, v in out.items()},
+             **{f"pretrain/holdout_{k}": v for k, v in held_out.items()},
+             "pretrain/epoch": epoch, "pretrain/decisions": len(train["actions"]),
+             "pretrain/seconds": time.perf_counter() - started})
+        tqdm.write(f"imitation epoch {epoch}: held-out loss {held_out.get('imitation_loss', float('nan')):.3f} "
+                   f"(before {before.get('imitation_loss', float('nan')):.3f}), "
+                   f"accuracy {held_out.get('accuracy', float('nan')):.3f}")
 
 
 def split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:

@@ -1,4 +1,4 @@
-"""The league of past selves, and Elo ratings.
+"""The league of past selves, Elo ratings, and the match-making of each rollout (matchups_for).
 
 Snapshots are sampled by quality, as in prioritised past self-play (OpenAI Five): a snapshot's
 probability is softmax(quality), and when the learner beats it its quality drops by
@@ -11,6 +11,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+from metapvp.training.rollout import Matchup
 
 FLOOR = 30.0   # the most a snapshot's quality counts below the best one's
 
@@ -88,3 +90,31 @@ class Elo:
         self.ratings = dict(state.get("ratings", {}))
         self.games = dict(state.get("games", {}))
         self.anchors = dict(state.get("anchors", self.anchors))
+
+
+def matchups_for(cfg: dict, snapshots: list) -> tuple[list, list]:
+    """The next rollout's matchups and their shares of the battles, by the experiment's
+    `opponents` shares: the main policy against itself (pure), the `snapshots` drawn from the
+    league (past; their share goes to pure where there are none), target models, scripted
+    baselines, and the exploiter against the main policy."""
+    shares = dict(cfg["opponents"])
+    matchups, weights = [], []
+
+    def add(m, w):
+        matchups.append(m)
+        weights.append(w)
+    if not snapshots:
+        shares["pure"] += shares["past"]
+        shares["past"] = 0
+    if shares["pure"]:
+        add(Matchup("pure", "main", "main"), shares["pure"])
+    for s in snapshots:
+        add(Matchup("past", "main", s["path"]), shares["past"] / len(snapshots))
+    for path in cfg["targets"]:
+        add(Matchup("target", "main", str(path)), shares["target"] / len(cfg["targets"]))
+    for name in cfg["baselines"]:
+        if shares["baseline"]:
+            add(Matchup("baseline", "main", name), shares["baseline"] / len(cfg["baselines"]))
+    if shares["exploiter"]:
+        add(Matchup("exploiter", "exploiter", "main"), shares["exploiter"])
+    return matchups, weights

@@ -27,11 +27,11 @@ from metapvp.models import ModelError, load_model, new_model, save_model
 from metapvp.players.spec import SpecError, shipped_model
 from metapvp.training import imitation
 from metapvp.training.config import learner_threads, schedule
-from metapvp.training.league import Elo, League
+from metapvp.training.league import Elo, League, matchups_for
 from metapvp.training.metrics import Metrics
 from metapvp.training.pool import Pool
 from metapvp.training.ppo import ppo_update
-from metapvp.training.rollout import LEARNERS, Matchup
+from metapvp.training.rollout import LEARNERS
 from metapvp.training.workers import WorkerPool
 
 RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
@@ -246,21 +246,7 @@ class Trainer:
         recorded; the main policy learns them (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
         started = time.perf_counter()
-        matchups = [Matchup("teacher", "main", opp, controller=pre["teacher"]) for opp in pre["opponents"]]
-        rollouts, recorded = [], 0
-        bar = tqdm(total=pre["decisions"], unit="dec", desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
-        while recorded < pre["decisions"]:
-            chunk = min(pre["chunk"], pre["decisions"] - recorded)
-            plan = {"weights": {}, "matchups": matchups, "shares": [1.0] * len(matchups),
-                    "decisions": max(1, -(-chunk // pool.size)), "reward_scale": 1.0,
-                    "gamma": self.cfg["ppo"]["gamma"], "lam": self.cfg["ppo"]["gae_lambda"]}
-            got = pool.run("collect", [plan] * pool.size)
-            rollouts += got
-            new = sum(len(r.actions) for r in got)
-            recorded += new
-            bar.update(new)
-        bar.close()
-        pool.run("reset", [None] * pool.size)  # the teacher's battles must not go on into PPO
+        rollouts = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"])
         batch = {k: np.concatenate([getattr(r, k) for r in rollouts])
                  for k in ("records", "priv_records", "actions", "raw_returns", "outcomes")}
         self.update_return_stats(batch["raw_returns"])
@@ -269,22 +255,8 @@ class Trainer:
         train, held = self.tensors(batch, train_rows), self.tensors(batch, held_rows)
         model = self.learners["main"].model
         model.update_norms({k: v.to(self.device) for k, v in train["obs"].items()})
-        optimizer = torch.optim.Adam(model.parameters(), lr=pre["learning_rate"], eps=1e-5)
-        before = imitation.evaluate(model, held, pre, self.device)
-        values = {f"pretrain/holdout_{k}": v for k, v in before.items()}
-        values["pretrain/epoch"] = 0
-        self.metrics.log(0, values)
-        for epoch in range(1, pre["epochs"] + 1):
-            out = imitation.train_epoch(model, optimizer, train, pre, self.generator, self.device)
-            held_out = imitation.evaluate(model, held, pre, self.device)
-            values = {**{f"pretrain/{k}": v for k, v in out.items()},
-                      **{f"pretrain/holdout_{k}": v for k, v in held_out.items()},
-                      "pretrain/epoch": epoch, "pretrain/decisions": len(train_rows),
-                      "pretrain/seconds": time.perf_counter() - started}
-            self.metrics.log(0, values)
-            tqdm.write(f"imitation epoch {epoch}: held-out loss {held_out.get('imitation_loss', float('nan')):.3f} "
-                       f"(before {before.get('imitation_loss', float('nan')):.3f}), "
-                       f"accuracy {held_out.get('accuracy', float('nan')):.3f}")
+        imitation.fit(model, train, held, pre, self.generator, self.device, lambda values: self.metrics.log(0, values),
+                      started)
         self.pretrained = True
 
     def teacher_pull(self) -> float:
@@ -304,28 +276,10 @@ class Trainer:
                 and (self.updates + 1) % cfg["eval"]["every"] != 0)
 
     def plans(self, workers: int) -> list[dict]:
+        """Each worker's plan for the next rollout: the league's matchups (league.matchups), the
+        learners' weights, and how much to collect."""
         cfg = self.cfg
-        shares = dict(cfg["opponents"])
-        matchups, weights = [], []
-
-        def add(m, w):
-            matchups.append(m)
-            weights.append(w)
-        snaps = self.league.sample(cfg["league"]["sample"], self.rng)
-        if not snaps:
-            shares["pure"] += shares["past"]
-            shares["past"] = 0
-        if shares["pure"]:
-            add(Matchup("pure", "main", "main"), shares["pure"])
-        for s in snaps:
-            add(Matchup("past", "main", s["path"]), shares["past"] / len(snaps))
-        for path in cfg["targets"]:
-            add(Matchup("target", "main", str(path)), shares["target"] / len(cfg["targets"]))
-        for name in cfg["baselines"]:
-            if shares["baseline"]:
-                add(Matchup("baseline", "main", name), shares["baseline"] / len(cfg["baselines"]))
-        if shares["exploiter"]:
-            add(Matchup("exploiter", "exploiter", "main"), shares["exploiter"])
+        matchups, weights = matchups_for(cfg, self.league.sample(cfg["league"]["sample"], self.rng))
         weights_blobs = {name: learner.weights() for name, learner in self.learners.items()}
         teacher = cfg["pretrain"]["teacher"] if self.teacher_pull() > 0 else None
         return [{"weights": weights_blobs, "matchups": matchups, "shares": weights,
