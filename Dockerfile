@@ -34,5 +34,12 @@ ENV METAPVP_VENV=/opt/metapvp-venv \
     PIP_NO_CACHE_DIR=1
 WORKDIR /workspace
 COPY . /workspace
-RUN scripts/install.sh && rm -rf /root/.npm /root/.cache
+# Where the registries are reached through a proxy with its own certificate authority: its .crt
+# files in docker-certs/ of the build context (git ignores the folder) are trusted by apt, pip
+# and npm, here and in containers of the image.
+ENV PIP_CERT=/etc/ssl/certs/ca-certificates.crt \
+    NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+RUN if ls docker-certs/*.crt >/dev/null 2>&1; then \
+      cp docker-certs/*.crt /usr/local/share/ca-certificates/ && update-ca-certificates; fi \
+ && scripts/install.sh && rm -rf /root/.npm /root/.cache
 CMD ["./rp", "-m", "nose2"]

@@ -150,3 +150,14 @@ class JsStructureTest(unittest.TestCase):
         upward = sorted(f"{m} (floor {js_floor(m)}) imports {d} (floor {js_floor(d)})"
                         for m, deps in js_graph().items() for d in deps if js_floor(d) < js_floor(m))
         self.assertEqual(upward, [])
+
+
+class FastTierTest(unittest.TestCase):
+    def test_the_fast_tier_names_tests_that_exist(self):
+        """metapvp/tests/fast.py: every module and class it names loads and holds tests (a test
+        renamed or moved must not drop out of the tier unseen)."""
+        from metapvp.tests.fast import FAST
+        loader = unittest.TestLoader()
+        for name in FAST:
+            with self.subTest(name=name):
+                self.assertGreater(loader.loadTestsFromName(name).countTestCases(), 0)
