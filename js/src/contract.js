@@ -1,5 +1,5 @@
 // The environment contract, as the encoder uses it: the byte layout of one observation record
-// (computed by the same rule as metapvp/contract.py) and id lookups for every vocabulary.
+// (computed by the same rule as the Python package's contract module) and id lookups for every vocabulary.
 
 import {actionTable} from './actiontable.js';
 

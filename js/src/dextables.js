@@ -1,5 +1,5 @@
 // Static game data laid out along the contract's vocabularies, for models that want to know
-// what a move or a type is without learning it from scratch (metapvp/models reads these once and
+// what a move or a type is without learning it from scratch (the Python models read these once and
 // keeps them in the model file, so playing needs no V8).
 import {Dex} from '@pkmn/sim';
 

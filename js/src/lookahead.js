@@ -5,7 +5,7 @@
 // two hardest hits), optionally `playOn` more turns of both sides' hardest hits (playon.js), and
 // each outcome is scored by what both sides have left (material). At a forced switch each
 // Pokemon that could come in is played in (the game says how). Players weigh these values
-// against a policy's own preferences (metapvp/players/lookahead.py).
+// against a policy's own preferences (the Python lookahead player).
 import {PRNG} from '@pkmn/sim';
 import {gameOf} from './games/index.js';
 import {lead} from './evaluation.js';

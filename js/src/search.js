@@ -15,7 +15,7 @@
 // (`halve`, rootchoice.js): the budget split into rounds, each visiting every remaining
 // candidate alike, the better half by log p + weight * value kept after each.
 //
-// The settings are metapvp/players/searchconfig.py's SearchConfig, which holds their defaults
+// The settings are the Python package's SearchConfig (players), which holds their defaults
 // and validates them; this file takes them as that class's to_js() writes them.
 import {Battle as SimBattle, PRNG} from '@pkmn/sim';
 import {gameOf} from './games/index.js';
