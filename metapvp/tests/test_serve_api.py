@@ -20,6 +20,7 @@ from metapvp.contract import load
 from metapvp.models import new_model, save_model
 from metapvp.players.neural import load_player
 from metapvp.players.search import SearchPlayer
+from metapvp.players.searchconfig import SearchConfig
 
 PS = ROOT / "js" / "node_modules" / "pokemon-showdown" / "pokemon-showdown"
 
@@ -214,12 +215,11 @@ def _read_chunk(stream: Lines):
 
 
 class SearchServeApiTest(ServeApiTest):
-    """The same API with a search player behind it: its searches run on the API's engine, leaves
-    valued by the network and by material."""
+    """The same API with a search player behind it: its searches run on the API's engine."""
 
     @classmethod
     def player(cls):
-        return SearchPlayer(ServeApiTest.player.__func__(cls), nodes=8, net=0.5, seed=0)
+        return SearchPlayer(ServeApiTest.player.__func__(cls), SearchConfig(visits=8), seed=0)
 
     test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
     test_bad_requests_get_errors_and_serving_goes_on = None
