@@ -4,7 +4,9 @@
 #      with $METAPVP_TORCH_PIP_ARGS, e.g. "--index-url https://download.pytorch.org/whl/cpu")
 #      and the package's dependencies  -- inputs: pyproject.toml, the torch spec and its pip args
 #   2. npm ci in js/                   -- inputs: js/package-lock.json
-#   3. build/engine.js, build/checks.js -- inputs: js/src, js/checks, js/package-lock.json, the
+#   3. the native search (search-rs/, Rust, into the venv by maturin) -- inputs: its sources,
+#      Cargo.toml and Cargo.lock; skipped, said once, where there is no cargo
+#   4. build/engine.js, build/checks.js -- inputs: js/src, js/checks, js/package-lock.json, the
 #                                         build script
 # Each step's stamp (the digest of its inputs) lives beside what the step made (the venv,
 # js/node_modules, build/), so a checkout mounted over another (the Docker image's) rebuilds only
@@ -47,6 +49,26 @@ if ! fresh "$root/js/node_modules/.metapvp-stamp" "$npm_key"; then
   say "npm ci in js/ (a few minutes the first time)"
   (cd "$root/js" && npm ci --no-audit --no-fund --loglevel=error >&2)
   echo "$npm_key" > "$root/js/node_modules/.metapvp-stamp"
+fi
+
+# 3. the native search (search-rs/, Rust): built into the venv by maturin where cargo is there;
+#    without a Rust toolchain the set-up goes on without it and says so once.
+search_key=$( (digest "$root/search-rs/Cargo.toml" "$root/search-rs/Cargo.lock" "$root/search-rs/pyproject.toml"; \
+  find "$root/search-rs/src" -type f | sort | xargs cat | sha256sum) | sha256sum | cut -c1-16)
+search_stamp="$venv/.metapvp-search-stamp"
+if ! command -v cargo >/dev/null 2>&1; then
+  if ! fresh "$search_stamp" "skipped $search_key"; then
+    say "no Rust toolchain (cargo): the native search (search-rs/) is not built, and 'agent' plays the"
+    say "search on Showdown's simulator. Install Rust (rustup) and run ./rp again to build it."
+    echo "skipped $search_key" > "$search_stamp"
+  fi
+elif ! fresh "$search_stamp" "$search_key"; then
+  say "building the native search (search-rs/, Rust; a minute or two the first time)"
+  "$venv/bin/python" -m pip install -q "maturin==1.16.0" > "$root/build/pip.log" 2>&1 \
+    || { cat "$root/build/pip.log" >&2; say "pip install maturin failed"; exit 1; }
+  VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --release --quiet -m "$root/search-rs/Cargo.toml" >&2 \
+    || { say "building search-rs/ failed (above)"; exit 1; }
+  echo "$search_key" > "$search_stamp"
 fi
 
 js_key=$( (digest "$root/js/package-lock.json" "$root/scripts/compile-headless-client.sh"; \

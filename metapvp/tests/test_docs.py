@@ -10,7 +10,7 @@ from metapvp import ROOT
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "static" / "models").glob("*.md"))]
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)]*)?\)")
 # a path in backticks: a top folder of the tree, then more of it (js/src/search.js, metapvp/exe/)
-PATH = re.compile(r"`((?:metapvp|js|docs|scripts|benchmarks|studies|contracts|expts|static)/[^`*\s]*)`")
+PATH = re.compile(r"`((?:metapvp|js|docs|scripts|benchmarks|studies|contracts|expts|static|search-rs)/[^`*\s]*)`")
 
 
 class DocsTest(unittest.TestCase):

@@ -1,0 +1,30 @@
+"""The native search (search-rs/: Rust, on poke-engine), where the set-up built it: a search of
+both sides choosing at once on one poke-engine state, ~10^5 iterations a second on a core, with
+the GIL released while it runs. scripts/install.sh builds it into the venv when cargo is there;
+without a Rust toolchain it is absent, and `native()` says how to get it.
+
+    from metapvp.engine.native import native
+    m = native()
+    m.search(m.example_state(), iterations=10_000, seed=1)   # {s1, s2: {options, visits, values}, ...}"""
+from __future__ import annotations
+
+try:
+    import metapvp_search as _module
+except ImportError:   # no Rust toolchain when the environment was set up
+    _module = None
+
+
+class NativeSearchMissing(RuntimeError):
+    """The native search was not built here."""
+
+
+def available() -> bool:
+    return _module is not None
+
+
+def native():
+    """The built module (metapvp_search); NativeSearchMissing where the set-up had no Rust."""
+    if _module is None:
+        raise NativeSearchMissing("the native search (search-rs/) is not built: install Rust (rustup, so that "
+                                  "cargo is on the PATH) and run ./rp again, which builds it")
+    return _module

@@ -1,0 +1,74 @@
+"""The native search (search-rs/, metapvp.engine.native) on a poke-engine state: its options are
+the engine's, a visit budget is spent exactly and with a seed gives the same search every time,
+another seed another one, side one's prior draws the visits towards the option it favours, and
+a string that is no state, a prior of the wrong length or no budget is a clear error while the
+process goes on. The crate's own tests (cargo test: a search leaves the state as it found it)
+run here too."""
+import subprocess
+import unittest
+
+from metapvp import ROOT
+from metapvp.engine.native import available, native
+
+
+# The set-up builds the module wherever cargo is (every machine of this project has it); a
+# machine without Rust has no native search to test.
+@unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+class NativeSearchTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.m = native()
+        cls.state = cls.m.example_state()
+
+    def test_the_options_are_the_engines_and_the_budget_is_spent_exactly(self):
+        s1, s2 = self.m.options(self.state)
+        self.assertIn("earthquake", s1)
+        self.assertIn("garchomp", s2)      # a switch to the benched Garchomp
+        r = self.m.search(self.state, iterations=800, seed=1)
+        self.assertEqual((r["s1"]["options"], r["s2"]["options"]), (s1, s2))
+        self.assertEqual(r["iterations"], 800)
+        self.assertEqual(sum(r["s1"]["visits"]), 800)
+        self.assertEqual(sum(r["s2"]["visits"]), 800)
+        for v in r["s1"]["values"] + r["s2"]["values"]:
+            self.assertTrue(v is None or 0.0 <= v <= 1.0, v)
+
+    def test_a_seed_gives_the_same_search_and_another_seed_another(self):
+        a, b = (self.m.search(self.state, iterations=1500, seed=5) for _ in range(2))
+        self.assertEqual(a, b)
+        c = self.m.search(self.state, iterations=1500, seed=6)
+        self.assertNotEqual(a["s1"]["visits"], c["s1"]["visits"])
+
+    def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
+        s1, _ = self.m.options(self.state)
+        k = s1.index("uturn") if "uturn" in s1 else s1.index("stoneedge")
+        favour = [0.01] * len(s1)
+        favour[k] = 1.0
+        uniform = self.m.search(self.state, iterations=1000, seed=2)
+        leaning = self.m.search(self.state, iterations=1000, seed=2, priors=favour)
+        self.assertGreater(leaning["s1"]["visits"][k], uniform["s1"]["visits"][k])
+
+    def test_bad_input_is_a_clear_error_and_the_process_goes_on(self):
+        with self.assertRaisesRegex(ValueError, "not a poke-engine state"):
+            self.m.search("garchomp,earthquake", iterations=10)
+        with self.assertRaisesRegex(ValueError, "root priors"):
+            self.m.search(self.state, iterations=10, priors=[1.0, 2.0])
+        with self.assertRaisesRegex(ValueError, "needs a budget"):
+            self.m.search(self.state)
+        self.assertEqual(self.m.search(self.state, iterations=10)["iterations"], 10)
+
+    def test_a_time_budget_and_the_engines_own_mcts_run(self):
+        r = self.m.search(self.state, ms=50, seed=1)
+        self.assertGreater(r["iterations"], 0)
+        own = self.m.engine_mcts(self.state, iterations=2000)
+        self.assertGreaterEqual(own["iterations"], 2000)
+        self.assertEqual(sum(own["s1_visits"]), own["iterations"])
+
+    def test_the_crates_own_tests_pass(self):
+        proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
+                              cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
+        self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
+        self.assertIn("test result: ok. 3 passed", proc.stdout)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,271 @@
+//! The search: Monte Carlo tree search on one poke-engine state in which both sides choose at
+//! once at every node (decoupled PUCT: each side picks by its own statistics and prior, and the
+//! joint choice is played), with chance taken from the engine's instruction branches (each
+//! outcome of a joint choice drawn in proportion to its percentage). One state is mutated along
+//! a visit by the outcomes' instruction lists and put back by reversing them: nothing is copied.
+//! A new node is valued by the engine's evaluation relative to the root's, squashed to [0, 1];
+//! an ended battle by its result. The design follows js/src/search.js (the search on Showdown's
+//! simulator), which it is to replace where the agent thinks.
+
+use poke_engine::engine::evaluate::evaluate;
+use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
+use poke_engine::engine::state::MoveChoice;
+use poke_engine::instruction::StateInstructions;
+use poke_engine::state::State;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use std::collections::HashMap;
+use std::time::Instant;
+
+/// How a search runs: a budget of `iterations` (0: the time budget `ms` instead), PUCT's
+/// `exploration` constant, and the `seed` of its draws (an iteration budget with a seed gives
+/// the same search every time).
+#[derive(Clone, Debug)]
+pub struct Settings {
+    pub iterations: u32,
+    pub ms: u64,
+    pub exploration: f32,
+    pub seed: u64,
+}
+
+/// Per side, at the root: each option, its visits and its mean value for that side.
+#[derive(Clone, Debug)]
+pub struct SideResult {
+    pub options: Vec<MoveChoice>,
+    pub visits: Vec<u32>,
+    pub values: Vec<f32>,
+}
+
+#[derive(Clone, Debug)]
+pub struct SearchResult {
+    pub sides: [SideResult; 2],
+    pub iterations: u32,
+    pub root_eval: f32,
+}
+
+/// An evaluation lead of about 200 points (a healthy Pokemon and some) is worth ~0.92.
+const EVAL_SCALE: f32 = 0.0125;
+/// Joint choices along one visit, at most (a visit stops at its first new node anyway).
+const MAX_DEPTH: usize = 64;
+
+struct Arm {
+    choice: MoveChoice,
+    prior: f32,
+    visits: u32,
+    total: f32,
+}
+
+struct Outcome {
+    instructions: StateInstructions,
+    node: usize,
+}
+
+#[derive(Default)]
+struct Node {
+    visits: u32,
+    total: f32, // side one's values, summed
+    arms: Option<[Vec<Arm>; 2]>,
+    children: HashMap<(u16, u16), Vec<Outcome>>,
+}
+
+/// Searches `state` (left as it was found). `root_priors`: side one's prior over its root
+/// options in the order `state.get_all_options()` gives them (uniform where None); side two and
+/// every other node have uniform priors. An error names a prior of the wrong length.
+pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<SearchResult, String> {
+    let (s1, s2) = state.get_all_options();
+    let mut root = Node::default();
+    let ones = |n: usize| vec![1.0 / n.max(1) as f32; n];
+    let p1 = match root_priors {
+        Some(p) if p.len() != s1.len() => {
+            return Err(format!("{} root priors for side one's {} options", p.len(), s1.len()))
+        }
+        Some(p) => normalised(p),
+        None => ones(s1.len()),
+    };
+    let p2 = ones(s2.len());
+    root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
+    let mut nodes = vec![root];
+    let root_eval = evaluate(state);
+    let mut rng = StdRng::seed_from_u64(settings.seed);
+    let started = Instant::now();
+    let mut iterations = 0u32;
+    loop {
+        if settings.iterations > 0 {
+            if iterations >= settings.iterations {
+                break;
+            }
+        } else if iterations % 16 == 0 && started.elapsed().as_millis() as u64 >= settings.ms {
+            break;
+        }
+        visit(&mut nodes, state, root_eval, settings.exploration, &mut rng);
+        iterations += 1;
+    }
+    let root = &nodes[0];
+    let arms = root.arms.as_ref().unwrap();
+    let side = |k: usize| SideResult {
+        options: arms[k].iter().map(|a| a.choice.clone()).collect(),
+        visits: arms[k].iter().map(|a| a.visits).collect(),
+        values: arms[k].iter().map(|a| if a.visits > 0 { a.total / a.visits as f32 } else { f32::NAN }).collect(),
+    };
+    Ok(SearchResult { sides: [side(0), side(1)], iterations, root_eval })
+}
+
+fn normalised(p: &[f32]) -> Vec<f32> {
+    let total: f32 = p.iter().map(|x| x.max(0.0)).sum();
+    if total > 0.0 {
+        p.iter().map(|x| x.max(0.0) / total).collect()
+    } else {
+        vec![1.0 / p.len().max(1) as f32; p.len()]
+    }
+}
+
+fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
+    choices.into_iter().zip(priors).map(|(choice, &prior)| Arm { choice, prior, visits: 0, total: 0.0 }).collect()
+}
+
+/// Side `k`'s pick at `node` by PUCT: its mean value, plus exploration in proportion to its
+/// prior; an arm never tried counts the node's mean.
+fn pick(node: &Node, k: usize, c: f32) -> usize {
+    let arms = &node.arms.as_ref().unwrap()[k];
+    let mean = if node.visits > 0 {
+        let m = node.total / node.visits as f32;
+        if k == 0 { m } else { 1.0 - m }
+    } else {
+        0.5
+    };
+    let sqrt_n = (node.visits.max(1) as f32).sqrt();
+    let mut best = 0;
+    let mut best_score = f32::MIN;
+    for (i, a) in arms.iter().enumerate() {
+        let q = if a.visits > 0 { a.total / a.visits as f32 } else { mean };
+        let score = q + c * a.prior * sqrt_n / (1.0 + a.visits as f32);
+        if score > best_score {
+            best_score = score;
+            best = i;
+        }
+    }
+    best
+}
+
+/// One outcome of a joint choice, drawn in proportion to the outcomes' percentages.
+fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
+    let total: f32 = outcomes.iter().map(|o| o.instructions.percentage.max(0.0)).sum();
+    if total <= 0.0 {
+        return 0;
+    }
+    let mut threshold = rng.random_range(0.0..total);
+    for (i, o) in outcomes.iter().enumerate() {
+        threshold -= o.instructions.percentage.max(0.0);
+        if threshold <= 0.0 {
+            return i;
+        }
+    }
+    outcomes.len() - 1
+}
+
+/// The value of the position `state` is in, for side one: an ended battle's result, else its
+/// evaluation less the root's, squashed.
+fn value(state: &State, root_eval: f32) -> f32 {
+    let over = state.battle_is_over();
+    if over > 0.0 {
+        1.0
+    } else if over < 0.0 {
+        0.0
+    } else {
+        1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - root_eval)).exp())
+    }
+}
+
+/// One visit: from the root down, both sides picking, to a new node (expanded here) or the
+/// battle's end; its value backed up along the path, and the state put back as it was.
+fn visit(nodes: &mut Vec<Node>, state: &mut State, root_eval: f32, c: f32, rng: &mut StdRng) {
+    let mut path: Vec<(usize, usize, usize, usize)> = Vec::new(); // (node, side one's arm, side two's, outcome)
+    let mut at = 0usize;
+    while path.len() < MAX_DEPTH {
+        if at != 0 && state.battle_is_over() != 0.0 {
+            break;
+        }
+        if nodes[at].arms.is_none() {
+            let (s1, s2) = state.get_all_options();
+            let (u1, u2) = (vec![1.0 / s1.len().max(1) as f32; s1.len()], vec![1.0 / s2.len().max(1) as f32; s2.len()]);
+            nodes[at].arms = Some([arms(s1, &u1), arms(s2, &u2)]);
+        }
+        let (i, j) = (pick(&nodes[at], 0, c), pick(&nodes[at], 1, c));
+        let key = (i as u16, j as u16);
+        let expanded = nodes[at].children.contains_key(&key);
+        if !expanded {
+            let (m1, m2) = {
+                let a = nodes[at].arms.as_ref().unwrap();
+                (a[0][i].choice.clone(), a[1][j].choice.clone())
+            };
+            if m1 == MoveChoice::None && m2 == MoveChoice::None {
+                break;
+            }
+            // damage rolls branch near the root, where the choice is made; deeper, the average
+            let branch_on_damage = path.len() <= 1;
+            let outcomes: Vec<Outcome> = generate_instructions_from_move_pair(state, &m1, &m2, branch_on_damage)
+                .into_iter()
+                .map(|instructions| {
+                    nodes.push(Node::default());
+                    Outcome { instructions, node: nodes.len() - 1 }
+                })
+                .collect();
+            nodes[at].children.insert(key, outcomes);
+        }
+        let o = draw(&nodes[at].children[&key], rng);
+        let next = nodes[at].children[&key][o].node;
+        state.apply_instructions(&nodes[at].children[&key][o].instructions.instruction_list);
+        path.push((at, i, j, o));
+        at = next;
+        if !expanded {
+            break;
+        }
+    }
+    let v = value(state, root_eval);
+    nodes[at].visits += 1;
+    nodes[at].total += v;
+    for &(n, i, j, o) in path.iter().rev() {
+        state.reverse_instructions(&nodes[n].children[&(i as u16, j as u16)][o].instructions.instruction_list);
+        let node = &mut nodes[n];
+        node.visits += 1;
+        node.total += v;
+        let arms = node.arms.as_mut().unwrap();
+        arms[0][i].visits += 1;
+        arms[0][i].total += v;
+        arms[1][j].visits += 1;
+        arms[1][j].total += 1.0 - v;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::example::example_state;
+
+    fn settings(iterations: u32, seed: u64) -> Settings {
+        Settings { iterations, ms: 0, exploration: 1.5, seed }
+    }
+
+    #[test]
+    fn a_search_leaves_the_state_as_it_found_it() {
+        let mut state = example_state();
+        let before = state.serialize();
+        search(&mut state, &settings(3000, 7), None).unwrap();
+        assert_eq!(state.serialize(), before);
+    }
+
+    #[test]
+    fn an_iteration_budget_with_a_seed_gives_the_same_search() {
+        let a = search(&mut example_state(), &settings(1500, 3), None).unwrap();
+        let b = search(&mut example_state(), &settings(1500, 3), None).unwrap();
+        assert_eq!(a.sides[0].visits, b.sides[0].visits);
+        assert_eq!(a.sides[1].visits, b.sides[1].visits);
+        assert_eq!(a.sides[0].visits.iter().sum::<u32>(), 1500);
+    }
+
+    #[test]
+    fn a_prior_of_the_wrong_length_is_named() {
+        let err = search(&mut example_state(), &settings(10, 0), Some(&[1.0, 2.0])).unwrap_err();
+        assert!(err.contains("2 root priors"), "{err}");
+    }
+}

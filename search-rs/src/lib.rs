@@ -1,0 +1,118 @@
+//! metapvp's decision-time search on poke-engine (duct.rs), and what Python calls of it
+//! (`metapvp_search`, built by scripts/install.sh with maturin). A state crosses as
+//! poke-engine's own serialised form; a string the engine cannot read is an error that names
+//! it, never a crash of the process.
+
+pub mod duct;
+pub mod example;
+
+#[cfg(feature = "python")]
+mod python {
+    use crate::duct::{search as run_search, SearchResult, Settings, SideResult};
+    use poke_engine::mcts::perform_mcts;
+    use poke_engine::state::State;
+    use pyo3::exceptions::PyValueError;
+    use pyo3::prelude::*;
+    use pyo3::types::PyDict;
+    use std::panic::{catch_unwind, AssertUnwindSafe};
+    use std::time::Duration;
+
+    /// poke-engine's State from its serialised form; poke-engine panics on a string it cannot
+    /// read, which becomes a ValueError here.
+    fn state_of(text: &str) -> PyResult<State> {
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let parsed = catch_unwind(AssertUnwindSafe(|| State::deserialize(text)));
+        std::panic::set_hook(hook);
+        parsed.map_err(|e| {
+            let why = e.downcast_ref::<String>().cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "unreadable".to_string());
+            let shown: String = text.chars().take(80).collect();
+            PyValueError::new_err(format!("not a poke-engine state ({why}): {shown:?}"))
+        })
+    }
+
+    fn side_dict<'py>(py: Python<'py>, side: &SideResult, names: Vec<String>) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        d.set_item("options", names)?;
+        d.set_item("visits", side.visits.clone())?;
+        d.set_item("values", side.values.iter().map(|v| if v.is_nan() { None } else { Some(*v) }).collect::<Vec<_>>())?;
+        let _ = &side.options;
+        Ok(d)
+    }
+
+    fn result_dict<'py>(py: Python<'py>, state: &State, r: &SearchResult) -> PyResult<Bound<'py, PyDict>> {
+        let d = PyDict::new(py);
+        let names = |k: usize| -> Vec<String> {
+            let side = if k == 0 { &state.side_one } else { &state.side_two };
+            r.sides[k].options.iter().map(|m| m.to_string(side)).collect()
+        };
+        d.set_item("s1", side_dict(py, &r.sides[0], names(0))?)?;
+        d.set_item("s2", side_dict(py, &r.sides[1], names(1))?)?;
+        d.set_item("iterations", r.iterations)?;
+        d.set_item("root_eval", r.root_eval)?;
+        Ok(d)
+    }
+
+    /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None) -> {s1, s2:
+    /// {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`, run
+    /// with the GIL released. A budget of iterations (with a seed: the same result every time)
+    /// or of milliseconds; `priors`: side one's prior over its options, in their order.
+    #[pyfunction]
+    #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None))]
+    fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
+                   priors: Option<Vec<f32>>) -> PyResult<Bound<'py, PyDict>> {
+        if iterations == 0 && ms == 0 {
+            return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
+        }
+        if !(exploration > 0.0) {
+            return Err(PyValueError::new_err(format!("exploration must be above 0, not {exploration}")));
+        }
+        let mut s = state_of(state)?;
+        let settings = Settings { iterations, ms, exploration, seed };
+        let r = py
+            .allow_threads(|| run_search(&mut s, &settings, priors.as_deref()))
+            .map_err(PyValueError::new_err)?;
+        result_dict(py, &s, &r)
+    }
+
+    /// options(state) -> (side one's options, side two's), as the search names them.
+    #[pyfunction]
+    fn options(state: &str) -> PyResult<(Vec<String>, Vec<String>)> {
+        let s = state_of(state)?;
+        let (a, b) = s.get_all_options();
+        Ok((a.iter().map(|m| m.to_string(&s.side_one)).collect(), b.iter().map(|m| m.to_string(&s.side_two)).collect()))
+    }
+
+    /// engine_mcts(state, iterations=0, ms=0) -> {s1_visits, s2_visits, iterations}: poke-engine's
+    /// own MCTS (UCB1, no prior) on the same state, the speed benchmark's baseline.
+    #[pyfunction]
+    #[pyo3(signature = (state, iterations=0, ms=0))]
+    fn engine_mcts<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64) -> PyResult<Bound<'py, PyDict>> {
+        let mut s = state_of(state)?;
+        let (a, b) = s.get_all_options();
+        let r = py.allow_threads(|| perform_mcts(&mut s, a, b, Duration::from_millis(ms), iterations));
+        let d = PyDict::new(py);
+        d.set_item("s1_visits", r.s1.iter().map(|x| x.visits).collect::<Vec<_>>())?;
+        d.set_item("s2_visits", r.s2.iter().map(|x| x.visits).collect::<Vec<_>>())?;
+        d.set_item("iterations", r.iteration_count)?;
+        Ok(d)
+    }
+
+    /// example_state() -> a serialised state of two gen 9 teams (example.rs), for tests and
+    /// benchmarks until states are made from battles.
+    #[pyfunction]
+    fn example_state() -> String {
+        crate::example::example_state().serialize()
+    }
+
+    #[pymodule]
+    fn metapvp_search(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add_function(wrap_pyfunction!(search, m)?)?;
+        m.add_function(wrap_pyfunction!(options, m)?)?;
+        m.add_function(wrap_pyfunction!(engine_mcts, m)?)?;
+        m.add_function(wrap_pyfunction!(example_state, m)?)?;
+        Ok(())
+    }
+}
