@@ -11,6 +11,8 @@ import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
+import {Match} from '../src/simulator.js';
+import {gameOf} from '../src/games/index.js';
 
 Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
@@ -29,6 +31,13 @@ Object.assign(globalThis.metapvp, {
     return JSON.stringify({visits, best: halving.best(scores())});
   },
   playRaw(options) { return JSON.stringify(playRaw(options)); },
+  // the foe's likely answers the lookahead weighs at p1's first decision of a battle, beside the
+  // rebuilt foe's move weights they come from
+  lookaheadAnswers({format, seed}) {
+    const view = new Match('answers', {format, seed}).views.p1;
+    const start = gameOf(view.battle.gameType).start(view);
+    return JSON.stringify({answers: gameOf(view.battle.gameType).lookahead.answers(start), weights: start.foeMoves});
+  },
   feedClientOnly(streams, perspectives) { return feedClientOnly(streams, perspectives); },
   replayEngine(battles, batch, encode) { return replayEngine(loadedContract(), battles, batch, encode); },
 });

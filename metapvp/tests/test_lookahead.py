@@ -7,6 +7,7 @@ import numpy as np
 
 from metapvp.arena import play
 from metapvp.engine import Simulator
+from metapvp.engine.v8 import checks_context
 from metapvp.players import Decisions, SpecError, make_player
 from metapvp.players.lookahead import LookaheadPlayer
 
@@ -138,6 +139,22 @@ class LookaheadTest(unittest.TestCase):
         self.assertIn("nope", found[0]["error"])
         self.assertNotIsInstance(found[1], dict)
         sim.abort()
+
+
+class LookaheadAnswersTest(unittest.TestCase):
+    def test_the_foes_moves_are_weighed_by_how_likely_it_has_them(self):
+        """In singles the lookahead plays each candidate against every move the foe's active
+        Pokemon may have, each outcome weighed by how likely it has that move (the rebuilt
+        battle's weights, from the format's sets): at the first decision of several battles."""
+        v8 = checks_context()
+        unequal = 0
+        for seed in ("1,2,3,4", "5,6,7,8", "9,10,11,12", "13,14,15,16"):
+            with self.subTest(seed=seed):
+                r = v8.checks("lookaheadAnswers", {"format": "gen9randombattle", "seed": seed})
+                self.assertEqual([a for a, _ in r["answers"]], [f"move {m + 1}" for m in range(len(r["weights"]))])
+                self.assertEqual([w for _, w in r["answers"]], r["weights"])
+                unequal += len(set(r["weights"])) > 1
+        self.assertGreater(unequal, 0)   # so that weighing them alike would show
 
 
 class StubPolicy:
