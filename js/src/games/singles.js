@@ -69,8 +69,8 @@ export const SINGLES = {
   },
 
   lookahead: {
-    /** Whether there is a foe to look ahead against. */
-    faces: view => !!view.foe.active[0] && !view.foe.active[0].fainted,
+    /** Whether there is a foe to look ahead against: as for the search. */
+    faces: view => SINGLES.faces(view),
     /** The foe's likely answers in the rebuilt battle: each of its active Pokemon's moves,
      * weighted by how likely it has it. */
     answers: start => start.foeMoves.map((w, m) => [`move ${m + 1}`, w]),
