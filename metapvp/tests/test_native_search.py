@@ -9,6 +9,7 @@ import unittest
 
 from metapvp import ROOT
 from metapvp.engine.native import available, native
+from metapvp.engine.v8 import checks_context
 
 
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
@@ -62,6 +63,30 @@ class NativeSearchTest(unittest.TestCase):
         own = self.m.engine_mcts(self.state, iterations=2000)
         self.assertGreaterEqual(own["iterations"], 2000)
         self.assertEqual(sum(own["s1_visits"]), own["iterations"])
+
+    def test_states_written_from_battles_are_read_whole(self):
+        """js/src/enginestate.js on random battles (js/checks/enginecheck.js): at each of p1's
+        decisions the true battle and a world drawn from p1's view, written as engine states.
+        The engine reads every one, knows every name in it (species, moves, items, abilities,
+        types, statuses: none read as nothing), and searches it."""
+        out = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 8,
+                                                       "seed": [5, 6, 7, 8], "max": 150})
+        self.assertGreater(min(len(out["true"]), len(out["drawn"])), 100)
+        unknown = {}
+        for kind, states in out.items():
+            for state in states:
+                for name in self.m.unknown_names(state):
+                    unknown.setdefault(name, kind)
+        self.assertEqual(unknown, {})
+        for state in out["true"][::25] + out["drawn"][::25]:
+            r = self.m.search(state, iterations=300, seed=1)
+            self.assertEqual(sum(r["s1"]["visits"]), 300)
+            self.assertGreater(len(r["s1"]["options"]), 0)
+
+    def test_unknown_names_are_named(self):
+        state = self.state.replace("EARTHQUAKE", "EARTHQUAKEX", 1)
+        self.assertEqual(self.m.unknown_names(self.state), [])
+        self.assertEqual(self.m.unknown_names(state), ["EARTHQUAKEX"])
 
     def test_the_crates_own_tests_pass(self):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],

@@ -100,6 +100,31 @@ mod python {
         Ok(d)
     }
 
+    /// unknown_names(state) -> the names in `state` the engine does not know (it reads each as
+    /// nothing, silently): every word of the string that does not come back when the state it
+    /// reads is written out again. Empty where the engine knows every name.
+    #[pyfunction]
+    fn unknown_names(state: &str) -> PyResult<Vec<String>> {
+        let words = |text: &str| -> Vec<String> {
+            text.split(|c: char| "/=,;:".contains(c))
+                .filter(|w| w.chars().any(|c| c.is_ascii_alphabetic()))
+                .map(|w| w.to_uppercase())
+                .collect()
+        };
+        let mut back: std::collections::HashMap<String, i32> = std::collections::HashMap::new();
+        for w in words(&state_of(state)?.serialize()) {
+            *back.entry(w).or_insert(0) += 1;
+        }
+        let mut unknown = Vec::new();
+        for w in words(state) {
+            match back.get_mut(&w) {
+                Some(n) if *n > 0 => *n -= 1,
+                _ => unknown.push(w),
+            }
+        }
+        Ok(unknown)
+    }
+
     /// example_state() -> a serialised state of two gen 9 teams (example.rs), for tests and
     /// benchmarks until states are made from battles.
     #[pyfunction]
@@ -113,6 +138,7 @@ mod python {
         m.add_function(wrap_pyfunction!(options, m)?)?;
         m.add_function(wrap_pyfunction!(engine_mcts, m)?)?;
         m.add_function(wrap_pyfunction!(example_state, m)?)?;
+        m.add_function(wrap_pyfunction!(unknown_names, m)?)?;
         Ok(())
     }
 }
