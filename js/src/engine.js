@@ -7,6 +7,7 @@ import {scriptedAction} from './games/index.js';
 import {legalChoices} from './actiontable.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
+import {engineStateMethods} from './enginestate.js';
 
 export class Engine {
   constructor(contract) {
@@ -111,4 +112,4 @@ export class Engine {
   }
 }
 
-Object.assign(Engine.prototype, searchMethods);
+Object.assign(Engine.prototype, searchMethods, engineStateMethods);

@@ -13,6 +13,10 @@
 // their turns. Not yet: sleep and Rest counters, Future Sight, the last move used, and Perish Song's
 // count (each left at the engine's neutral value).
 
+import {gameOf} from './games/index.js';
+import {legalChoices} from './actiontable.js';
+import {mulberry32} from './random.js';
+
 const STATUS = {'': 'NONE', brn: 'BURN', slp: 'SLEEP', frz: 'FREEZE', par: 'PARALYZE', psn: 'POISON', tox: 'TOXIC'};
 const WEATHER = {'': 'NONE', sunnyday: 'SUN', raindance: 'RAIN', sandstorm: 'SAND', hail: 'HAIL', snow: 'SNOW',
   snowscape: 'SNOW', desolateland: 'HARSHSUN', primordialsea: 'HEAVYRAIN'};
@@ -114,4 +118,58 @@ function moveName(id) {
 /** Turns a condition has left, by the simulator's `duration`; `none` where it keeps no count. */
 function turnsLeft(state, none) {
   return state && typeof state.duration === 'number' ? state.duration : none;
+}
+
+/** The engine-state methods of an object that has views (the Engine and the Simulator): the
+ * worlds a native search (search-rs/) thinks on. */
+export const engineStateMethods = {
+  /** Per [battle, perspective] pair: null where there is nothing to search (not a singles
+   * decision with a move to choose), else {states: one engine state per drawn world (the foe's
+   * sets drawn from `seeds[i]`), options: per world, {the engine's name of one of our options:
+   * its action index}}; {error} where it failed, never stopping the others. */
+  engineWorlds(keys, worlds, seeds) {
+    return keys.map(([battle, perspective], i) => {
+      try {
+        return worldsOf(this.view(battle, perspective), worlds, seeds[i]);
+      } catch (e) {
+        return {error: e.message};
+      }
+    });
+  },
+};
+
+function worldsOf(view, worlds, seed) {
+  const req = view.request;
+  if (view.battle.gameType !== 'singles' || !req || !req.side || !req.active || req.wait || req.teamPreview) return null;
+  const game = gameOf('singles', 'the native search');
+  if (!game.faces(view)) return null;
+  const legal = legalChoices(req);
+  const random = mulberry32(seed);
+  const out = {states: [], options: []};
+  for (let w = 0; w < worlds; w++) {
+    const start = game.start(view, random);
+    if (!start) continue;
+    out.states.push(engineState(start.battle, start.me));
+    out.options.push(optionNames(legal, start.battle.sides[start.me], req));
+  }
+  return out.states.length ? out : null;
+}
+
+/** {the engine's name of an option: our action index} for each legal action: a move by its id
+ * (with "-tera" where it Terastallizes), a switch by the species it brings in. */
+function optionNames(legal, side, req) {
+  const out = {};
+  const active = side.active[0];
+  for (const [a, choice] of Object.entries(legal)) {
+    const m = /^move (\d)( terastallize)?$/.exec(choice);
+    const s = /^switch (\d)$/.exec(choice);
+    if (m && active && active.moveSlots[Number(m[1]) - 1]) {
+      out[moveName(active.moveSlots[Number(m[1]) - 1].id).toLowerCase() + (m[2] ? '-tera' : '')] = Number(a);
+    } else if (s) {
+      const row = req.side.pokemon[Number(s[1]) - 1];
+      const mon = row && side.pokemon.find(p => p.name === row.name || p.species.name === row.speciesForme);
+      if (mon) out[mon.species.id] = Number(a);
+    }
+  }
+  return out;
 }

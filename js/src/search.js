@@ -22,6 +22,7 @@ import {gameOf} from './games/index.js';
 import {value, lead} from './evaluation.js';
 import {bestAction, valueScores, Halving} from './rootchoice.js';
 import {playOnce} from './playon.js';
+import {mulberry32} from './random.js';
 
 const SILENT = () => {};
 const MAX_DEPTH = 12;         // joint choices along one visit (a forced switch is one)
@@ -281,16 +282,4 @@ function stat(node, i, option, priors) {
   let s = node.sides[i].get(option);
   if (!s) node.sides[i].set(option, s = {n: 0, w: 0, p: priors.get(option) || 0, refused: false});
   return s;
-}
-
-/** A small seeded generator of numbers in [0, 1). */
-function mulberry32(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

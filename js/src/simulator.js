@@ -10,6 +10,7 @@ import {Output} from './output.js';
 import {scriptedAction} from './games/index.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
+import {engineStateMethods} from './enginestate.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -259,4 +260,4 @@ export class Simulator {
   }
 }
 
-Object.assign(Simulator.prototype, searchMethods);
+Object.assign(Simulator.prototype, searchMethods, engineStateMethods);

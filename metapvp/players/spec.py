@@ -1,6 +1,11 @@
 """Player specs, as given on command lines:
 
   random | first | maxdamage | heuristic   a built-in baseline
+  mcts                                      the native search (search-rs/, on poke-engine) with
+                                            no network: gen 9 singles (metapvp.players.native)
+  native:MODEL | native(iterations=N,worlds=W):MODEL
+                                            the model guiding the native search (10,000
+                                            iterations in each of 2 worlds unless told)
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
                                             search at the setting its metadata names
@@ -47,6 +52,7 @@ from metapvp.models.modelfile import ModelError, read_metadata
 from metapvp.players.base import Player
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.lookahead import LookaheadPlayer
+from metapvp.players.native import MctsPlayer, NativeConfig, NativeSearchPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import SearchPlayer
@@ -57,6 +63,7 @@ BUILTIN = {
     "first": lambda seed: FirstLegalPlayer(),
     "maxdamage": lambda seed: ScriptedPlayer("maxdamage"),
     "heuristic": lambda seed: ScriptedPlayer("heuristic"),
+    "mcts": lambda seed: MctsPlayer(seed=seed),
 }
 
 
@@ -128,6 +135,9 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
             raise SpecError(str(e)) from None
         if found:
             return _search(spec, *found, seed, fmt)
+    native = NATIVE.match(spec)
+    if native:
+        return _native(spec, native, seed, fmt)
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
@@ -210,6 +220,32 @@ def _search(spec: str, config: SearchConfig, start: int, seed: int | None, fmt: 
         raise SpecError(f"player {spec!r}: search needs a model after {spec[:start]!r} "
                         f"(agent, a model file, MODEL+MODEL)")
     return SearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
+
+
+NATIVE = re.compile(r"native(?:\((?P<fields>[^()]*)\))?:")
+
+
+def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
+    """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
+    the native search (metapvp.players.native)."""
+    fields = {}
+    for item in filter(None, (x.strip() for x in (m["fields"] or "").split(","))):
+        name, eq, value = (x.strip() for x in item.partition("="))
+        if not eq or name not in ("iterations", "ms", "worlds", "exploration"):
+            raise SpecError(f"player {spec!r}: {item!r} is not one of iterations=, ms=, worlds=, exploration=")
+        try:
+            fields[name] = float(value) if name == "exploration" else int(value)
+        except ValueError:
+            raise SpecError(f"player {spec!r}: {name}={value!r} is not a number") from None
+    if "ms" in fields and "iterations" not in fields:
+        fields["iterations"] = 0
+    models, _ = model_spec(spec[m.end():], fmt)
+    if not models:
+        raise SpecError(f"player {spec!r}: native needs a model after {m.group(0)!r} (agent, a model file)")
+    try:
+        return NativeSearchPlayer(_load_model(spec, models, seed, 1.0), NativeConfig(**fields), seed=seed)
+    except (ValueError, RuntimeError) as e:
+        raise SpecError(f"player {spec!r}: {e}") from None
 
 
 def _number(text: str | None, default: float) -> float:

@@ -8,8 +8,11 @@ import subprocess
 import unittest
 
 from metapvp import ROOT
+from metapvp.arena import play
+from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, native
 from metapvp.engine.v8 import checks_context
+from metapvp.players import SpecError, make_player
 
 
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
@@ -93,6 +96,39 @@ class NativeSearchTest(unittest.TestCase):
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
         self.assertIn("test result: ok. 3 passed", proc.stdout)
+
+
+
+@unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+class NativePlayerTest(unittest.TestCase):
+    def test_mcts_and_the_network_guided_search_play_on_every_backend(self):
+        """Two battles each against random on both backends: no error, no invalid choice, every
+        decision with a choice searched (none failed), the worlds' iterations all spent."""
+        for backend_name in BACKENDS:
+            for spec, iterations in (("mcts", 10_000), ("native(iterations=2000,worlds=2):agent", 2000)):
+                with self.subTest(backend=backend_name, spec=spec):
+                    player, foe = make_player(spec, seed=1), make_player("random", seed=2)
+                    backend = make_backend(backend_name, "singles-v2")
+                    try:
+                        results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
+                    finally:
+                        backend.close()
+                    self.assertEqual([r.error for r in results], [None, None])
+                    self.assertEqual(sum(r.invalid for r in results), 0)
+                    search = player.search
+                    self.assertGreater(search.searched, 10)
+                    self.assertEqual(search.failed, 0)
+                    self.assertEqual(search.iterations, search.searched * 2 * iterations)
+
+    def test_specs_are_read_and_bad_ones_named(self):
+        p = make_player("native(iterations=500,worlds=3,exploration=2):agent")
+        self.assertEqual((p.config.iterations, p.config.worlds, p.config.exploration), (500, 3, 2.0))
+        self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
+        for bad, said in [("native(depth=3):agent", "is not one of"), ("native(worlds=0):agent", "worlds 1 to 64"),
+                          ("native(iterations=x):agent", "not a number"), ("native:", "needs a model"),
+                          ("native:agent:gen9randomdoublesbattle", "plays singles")]:
+            with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
+                make_player(bad)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,145 @@
+"""A player that thinks on poke-engine: at each decision, `worlds` worlds are drawn from what the
+player can see (the foe's sets and unseen Pokemon, as for the search on Showdown's simulator),
+each written as an engine state (js/src/enginestate.js), and the native search (search-rs/) runs
+on every world, the worlds side by side in threads (the search releases the GIL). Our prior at
+each world's root is the policy's probabilities over the options the engine lists (uniform for
+`mcts`, which has no policy); the action played is the one most visited over all worlds, the
+policy's preference breaking ties. Where no world can be drawn (doubles, team preview) or a
+search fails, the policy decides alone (`mcts`: the first legal action).
+
+Singles, gen 9 (poke-engine is built for it). Spec: `mcts` (no network), `native:MODEL` and
+`native(iterations=N,worlds=W):MODEL` (metapvp.players.spec)."""
+from __future__ import annotations
+
+import logging
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+import numpy as np
+
+from metapvp.engine.native import native
+from metapvp.players.base import Decisions, GuidedPlayer, Player
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class NativeConfig:
+    iterations: int = 10_000
+    """Iterations of the native search in each world (with a seed: the same search every time);
+    0 where `ms` is the budget."""
+    ms: int = 0
+    """Milliseconds each world's search runs, instead of iterations."""
+    worlds: int = 2
+    """Worlds drawn from what the player cannot see, searched side by side."""
+    exploration: float = 1.5
+    """PUCT's exploration constant."""
+
+    def __post_init__(self):
+        if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
+            raise ValueError(f"native search: a budget of iterations or of ms, one of them "
+                             f"(got iterations={self.iterations}, ms={self.ms})")
+        if not 1 <= self.worlds <= 64 or not self.exploration > 0:
+            raise ValueError(f"native search: worlds 1 to 64 and exploration above 0 "
+                             f"(got worlds={self.worlds}, exploration={self.exploration})")
+
+
+class NativeSearch:
+    """The native search of a batch of decisions: their worlds drawn in one call to the battles'
+    engine, searched in a pool of threads, the visits added up per action."""
+
+    def __init__(self, config: NativeConfig, seed: int | None):
+        self.config = config
+        self.module = native()
+        self.rng = np.random.default_rng(seed)
+        self.pool = ThreadPoolExecutor(max_workers=config.worlds)
+        self.searched = self.failed = 0
+        self.iterations = 0
+
+    def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None) -> dict[int, np.ndarray]:
+        """{row: visits per action (the action table's width)} for the rows whose worlds could be
+        drawn and searched; `probs`: the policy's probabilities per row (None: uniform priors)."""
+        keys = [decisions.keys[i] for i in rows]
+        seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
+        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds)
+        width = decisions.mask.shape[1]
+        out = {}
+        for i, seed, worlds in zip(rows, seeds, found):
+            if worlds is None:
+                continue
+            if "error" in worlds:
+                self.failed += 1
+                log.warning("native search: no worlds for %s: %s", decisions.keys[i], worlds["error"])
+                continue
+            p = probs[i] if probs is not None else None
+            jobs = [self.pool.submit(self._search, state, names, p, int(seed) + w)
+                    for w, (state, names) in enumerate(zip(worlds["states"], worlds["options"]))]
+            total = np.zeros(width)
+            try:
+                for job in jobs:
+                    for a, n in job.result():
+                        total[a] += n
+            except ValueError as e:   # the engine refused a state: the policy decides
+                self.failed += 1
+                log.warning("native search failed in %s: %s", decisions.keys[i], e)
+                continue
+            self.searched += 1
+            out[i] = total
+        return out
+
+    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, int]]:
+        """(action, visits) of one world's search; the engine's options it cannot name as one of
+        our actions (none, as the bridge writes them) are left out."""
+        options, _ = self.module.options(state)
+        prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
+        c = self.config
+        r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
+                               priors=prior)
+        self.iterations += r["iterations"]
+        return [(names[o], n) for o, n in zip(r["s1"]["options"], r["s1"]["visits"]) if o in names]
+
+
+def played(visits: np.ndarray, mask: np.ndarray, prefer: np.ndarray) -> int:
+    """The legal action most visited, `prefer` (the policy's probabilities) breaking ties."""
+    score = np.where(mask, visits + 1e-6 * prefer, -np.inf)
+    return int(score.argmax())
+
+
+class NativeSearchPlayer(GuidedPlayer):
+    """The policy guiding the native search (its probabilities the prior at each world's root)."""
+
+    def __init__(self, policy, config: NativeConfig | None = None, seed: int | None = None):
+        super().__init__(policy)
+        if self.game_type != "singles":
+            raise ValueError(f"the native search plays singles; {policy.name} reads a {self.game_type} contract")
+        self.config = config or NativeConfig()
+        self.name = f"native:{policy.name}"
+        self.search = NativeSearch(self.config, seed)
+
+    def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        mask = decisions.mask.astype(bool)
+        probs = np.where(mask, probs, 0.0)
+        chosen = probs.argmax(-1)
+        rows = [i for i in range(len(decisions)) if mask[i].sum() > 1]
+        for i, visits in self.search.visits(decisions, rows, probs).items():
+            chosen[i] = played(visits, mask[i], probs[i])
+        return chosen
+
+
+class MctsPlayer(Player):
+    """The native search without a network: uniform priors, the engine's evaluation at the
+    leaves; the baseline that shows what the network adds to `native:MODEL`."""
+
+    def __init__(self, config: NativeConfig | None = None, seed: int | None = None):
+        self.config = config or NativeConfig()
+        self.name = "mcts"
+        self.search = NativeSearch(self.config, seed)
+
+    def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
+        mask = decisions.mask.astype(bool)
+        chosen = mask.argmax(-1)
+        rows = [i for i in range(len(decisions)) if mask[i].sum() > 1]
+        flat = np.zeros(mask.shape[1])
+        for i, visits in self.search.visits(decisions, rows, None).items():
+            chosen[i] = played(visits, mask[i], flat)
+        return chosen
