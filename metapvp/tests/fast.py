@@ -62,6 +62,7 @@ FAST = [
     "metapvp.tests.test_integrations.EnvCheckersTest",
     "metapvp.tests.test_integrations.PettingZooTest",
     "metapvp.tests.test_training.WorkerPoolTest",
+    "metapvp.tests.test_native_search.NativeSearchTest",
 ]
 
 

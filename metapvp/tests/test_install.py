@@ -32,6 +32,9 @@ class InstallTest(unittest.TestCase):
         self.venv = self.tmp / "venv"
         script(self.venv / "bin" / "python", "echo 'the Python step ran' >&2; exit 3")
         shutil.copy(Path(sys.prefix) / ".metapvp-stamp", self.venv / ".metapvp-stamp")
+        search_stamp = Path(sys.prefix) / ".metapvp-search-stamp"   # the native search's step
+        if search_stamp.exists():
+            shutil.copy(search_stamp, self.venv / search_stamp.name)
 
     def install(self, path_first: Path | None = None) -> subprocess.CompletedProcess:
         env = {**os.environ, "METAPVP_VENV": str(self.venv)}
@@ -57,6 +60,24 @@ class InstallTest(unittest.TestCase):
         for bundle in ("engine.js", "checks.js"):
             self.assertGreater((self.checkout / "build" / bundle).stat().st_size, 10_000_000, bundle)
         self.assertEqual(self.install().stderr, "")  # and now it is fresh
+
+    def test_without_rust_the_set_up_goes_on_and_says_so_once(self):
+        """No cargo on the PATH: the native search's step is skipped with one message naming what
+        to install; the next run says nothing (and the Python step never runs)."""
+        (self.checkout / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
+        shutil.copytree(ROOT / "build", self.checkout / "build")
+        (self.venv / ".metapvp-search-stamp").unlink(missing_ok=True)
+        no_cargo = os.pathsep.join(d for d in os.environ["PATH"].split(os.pathsep)
+                                   if d and not (Path(d) / "cargo").exists())
+        env = {**os.environ, "METAPVP_VENV": str(self.venv), "PATH": no_cargo}
+        env.pop("METAPVP_REBUILD", None)
+        runs = [subprocess.run([str(self.checkout / "scripts" / "install.sh")], env=env, capture_output=True,
+                               text=True, timeout=600) for _ in range(2)]
+        self.assertEqual([r.returncode for r in runs], [0, 0], runs[0].stderr)
+        self.assertIn("no Rust toolchain (cargo): the native search (search-rs/) is not built", runs[0].stderr)
+        self.assertIn("Install Rust (rustup)", runs[0].stderr)
+        self.assertEqual(runs[1].stderr, "")
+        self.assertNotIn("Python step ran", runs[0].stderr)
 
     def test_a_node_too_old_is_named(self):
         bin_dir = self.tmp / "old-node"
