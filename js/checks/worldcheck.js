@@ -33,15 +33,13 @@ function allowed(table, request, mask) {
 /** One of the `legal` actions at random (0 where there is none). */
 const anyOf = (prng, legal) => (legal.length ? legal[prng.random(legal.length)] : 0);
 
-/** p1 plays the search's choices (`settings`: the search's, SearchConfig.to_js()), p2 at random;
- * see the top of this file. */
-export function checkWorlds({format, battles, seed, settings}) {
-  const searchOptions = settings;
-  const prng = new PRNG(seed);
-  const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
-    illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
+/** Plays `battles` battles of `format`, seeded from `prng`: at each decision of either side
+ * `choose(side, view, legal, mask, action, match)` answers, `action` one of `legal` drawn at
+ * random;
+ * `after(side, view)` runs once the answer is played. */
+export function playBattles({format, battles, prng, name}, choose, after = () => {}) {
   for (let b = 0; b < battles; b++) {
-    const match = new Match(`world-${b}`, {format, seed: nextSeed(prng)});
+    const match = new Match(`${name}-${b}`, {format, seed: nextSeed(prng)});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     while (!match.ended) {
@@ -49,13 +47,24 @@ export function checkWorlds({format, battles, seed, settings}) {
         const view = match.views[side];
         if (!view.needsDecision) continue;
         const legal = allowed(table, view.request, mask);
-        let action = anyOf(prng, legal);
-        if (side === 'p1' && legal.length > 1) action = checkDecision(out, view, legal, mask, prng, searchOptions);
-        match.act(side, action);
-        if (side === 'p1' && view.refusals) out.refused++;
+        match.act(side, choose(side, view, legal, mask, anyOf(prng, legal), match));
+        after(side, view);
       }
     }
   }
+}
+
+/** p1 plays the search's choices (`settings`: the search's, SearchConfig.to_js()), p2 at random;
+ * see the top of this file. */
+export function checkWorlds({format, battles, seed, settings}) {
+  const searchOptions = settings;
+  const prng = new PRNG(seed);
+  const out = {format, decisions: 0, worlds: 0, disagreements: 0, searched: 0, nothing: 0, failed: 0,
+    illegal: 0, refused: 0, not_reproduced: 0, over_budget: 0, examples: []};
+  playBattles({format, battles, prng, name: 'world'},
+    (side, view, legal, mask, action) => (side === 'p1' && legal.length > 1 ?
+      checkDecision(out, view, legal, mask, prng, searchOptions) : action),
+    (side, view) => { if (side === 'p1' && view.refusals) out.refused++; });
   return out;
 }
 
