@@ -35,10 +35,11 @@ export class Engine {
   /**
    * One batched call. `feed`: [battle, perspective, message] triples, a message being the lines
    * of one Showdown message (|split| pairs are resolved for the perspective); `encode`:
-   * [battle, perspective] pairs to write, in order, as the rows of the output buffer.
+   * [battle, perspective] pairs to write, in order, as the rows of the output buffer; `choices`:
+   * each record with a decision also carries {action: choice string} of its legal actions.
    * A failure in one battle is reported in `errors` and never stops the others.
    */
-  batch({feed = [], encode = []}) {
+  batch({feed = [], encode = [], choices = false}) {
     const errors = [];
     for (const [battle, perspective, message] of feed) {
       try {
@@ -54,10 +55,13 @@ export class Engine {
         const view = this.view(battle, perspective);
         view.flush();
         const row = this.output.add(view);
-        records.push({battle, perspective, row, decision: view.needsDecision,
+        const record = {battle, perspective, row, decision: view.needsDecision,
           rqid: view.request?.rqid ?? null, ended: view.ended, winner: view.winner,
           turn: view.battle.turn, error: view.lastError, refusals: view.refusals,
-          invalid: view.invalid, unavailable: view.unavailable});
+          invalid: view.invalid, unavailable: view.unavailable};
+        // the legal actions' choice strings, asked for by callers that answer at once (the move API)
+        if (choices && view.needsDecision) record.choices = this.choices(battle, perspective);
+        records.push(record);
       } catch (e) {
         errors.push(errorRecord(battle, perspective, e));
       }

@@ -20,13 +20,17 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import threading
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
+from metapvp.engine.v8 import own_context
 from metapvp.models import sample
 from metapvp.players.base import Decisions, GuidedPlayer, allowed
 from metapvp.players.neural import NeuralPlayer
@@ -49,46 +53,162 @@ class Limits:
 @dataclass
 class ApiBattle:
     perspective: str
+    engine: Engine                   # the shard that holds its view
     last_used: float = field(default_factory=time.monotonic)
 
 
-class MoveApi:
-    """The battles and the model; answer() is the whole protocol, transport aside."""
+@dataclass
+class Job:
+    """One request past its checks, waiting for its battle's engine: `slot` its place in the batch."""
+    slot: int
+    battle: str
+    state: ApiBattle
+    message: str
+    sample: bool
+    rqid: int | None = None              # the request's, once encoded
+    choices: dict[int, str] | None = None  # its legal actions' choice strings, once encoded
 
-    def __init__(self, player: NeuralPlayer | GuidedPlayer, limits: Limits | None = None, engine: Engine | None = None):
+
+class MoveApi:
+    """The battles and the model; answer_many() is the whole protocol, transport aside.
+
+    `shards` engines each hold some of the battles (a new battle goes to the one holding fewest):
+    each has a V8 context of its own, so work on different shards (protocol lines, a search
+    player's searches) runs side by side on threads: within one answer_many() call, or in calls
+    from several threads at once (serve() runs one batcher a shard). The network sees each call's
+    decisions in one forward pass."""
+
+    def __init__(self, player: NeuralPlayer | GuidedPlayer, limits: Limits | None = None, engine: Engine | None = None,
+                 shards: int = 1):
+        if shards < 1:
+            raise ValueError(f"shards must be at least 1, not {shards}")
         self.player = player
         self.limits = limits or Limits()
         self.engine = engine or Engine(player.contract)
+        self.engines = [self.engine] + [Engine(player.contract, own_context(player.contract))
+                                        for _ in range(shards - 1)]
+        self.pool = ThreadPoolExecutor(len(self.engines), "api-shard") if shards > 1 else None
         self.battles: dict[str, ApiBattle] = {}
+        self.lock = threading.Lock()          # over the two tables, shared by the threads
+        self.routed: dict[str, list] = {}     # battle -> [requests in flight, shard where it is new]
+        self.passes = self.decided = 0        # forward passes, and the decisions they were over
+        self.opened = [0] * shards            # battles each shard has opened
+
+    def route(self, battle: str | None) -> int:
+        """The shard whose engine holds (or will hold) `battle`, for a request about to be
+        answered; done(battle) once it is. A battle is not expired while a request is in flight."""
+        if battle is None:
+            return 0
+        with self.lock:
+            if battle in self.routed:
+                self.routed[battle][0] += 1
+                return self.routed[battle][1]
+            state = self.battles.get(battle)
+            shard = self.engines.index(state.engine) if state else self._least_loaded()
+            self.routed[battle] = [1, shard]
+            return shard
+
+    def done(self, battle: str | None):
+        """A request routed to `battle`'s shard was answered."""
+        with self.lock:
+            flight = self.routed.get(battle)
+            if flight is not None:
+                flight[0] -= 1
+                if flight[0] <= 0:
+                    del self.routed[battle]
+
+    def _least_loaded(self) -> int:
+        """(with the lock) the shard with the fewest battles open or on their way."""
+        load = [0] * len(self.engines)
+        for state in self.battles.values():
+            load[self.engines.index(state.engine)] += 1
+        for battle, (_, shard) in self.routed.items():
+            load[shard] += battle not in self.battles
+        return load.index(min(load))
 
     def answer(self, text: str) -> dict:
-        battle = None
-        try:
-            try:
-                req = json.loads(text)
-            except json.JSONDecodeError as e:
-                raise RequestError(f"not JSON: {e}") from None
-            except RecursionError:
-                raise RequestError("not JSON this server reads: nested too deeply") from None
-            if not isinstance(req, dict):
-                raise RequestError("a request must be a JSON object")
-            battle = req.get("battle")
-            if not isinstance(battle, str) or not battle or len(battle) > 200:
-                raise RequestError("'battle' must be a non-empty string of at most 200 characters")
-            return self._answer(battle, req)
-        except RequestError as e:
-            return {"battle": battle, "error": str(e)}
-        except BattleError as e:
-            self._forget(battle)  # its state can no longer be trusted
-            return {"battle": battle, "error": str(e)}
-        except Exception as e:  # noqa: BLE001 -- every request gets an answer; the server goes on
-            log.exception("request for battle %r failed", battle)
-            if isinstance(battle, str):
-                self._forget(battle)
-            return {"battle": battle, "error": f"internal error: {type(e).__name__}: {e}"}
+        return self.answer_many([text])[0]
 
-    def _answer(self, battle: str, req: dict) -> dict:
+    def answer_many(self, texts: list[str]) -> list[dict]:
+        """One reply per request line, in order. Requests for different battles are decided
+        together (one engine call per shard, one forward pass); a battle's second request among
+        them waits for its first's answer. A bad request gets its error and holds up no other."""
+        return self.answer_parsed([parse_request(t) for t in texts])
+
+    def answer_parsed(self, parsed: list[tuple]) -> list[dict]:
+        """answer_many() of requests parse_request() has read already."""
+        replies: list[dict] = []
+        while len(replies) < len(parsed):
+            seen, end = set(), len(replies)
+            while end < len(parsed) and (parsed[end][0] is None or parsed[end][0] not in seen):
+                seen.add(parsed[end][0])
+                end += 1
+            replies += self._answer_round(parsed[len(replies):end])
+        return replies
+
+    def _answer_round(self, parsed: list[tuple]) -> list[dict]:
+        """Replies to requests (battle, request object or RequestError) for distinct battles."""
         self.expire()
+        replies: list[dict | None] = [None] * len(parsed)
+        by_engine: dict[int, list[Job]] = {}
+        for i, (battle, req) in enumerate(parsed):
+            try:
+                if isinstance(req, RequestError):
+                    raise req
+                job = self._job(i, battle, req)
+            except RequestError as e:
+                replies[i] = {"battle": battle, "error": str(e)}
+                continue
+            if isinstance(job, dict):
+                replies[i] = job
+            else:
+                by_engine.setdefault(id(job.state.engine), []).append(job)
+        fed = self._each([(jobs, None) for jobs in by_engine.values()], self._feed, replies)
+        deciding = [part for part in fed if part[0]]
+        if not deciding:
+            return replies
+        try:
+            obs = deciding[0][1] if len(deciding) == 1 else \
+                {k: np.concatenate([o[k] for _, o in deciding]) for k in deciding[0][1]}
+            probs, win = self.player.evaluate(obs)
+            self.passes += 1
+            self.decided += len(probs)
+        except Exception as e:  # noqa: BLE001 -- every request gets an answer; the server goes on
+            log.exception("the forward pass over %d decisions failed", sum(len(j) for j, _ in deciding))
+            for jobs, _ in deciding:
+                for job in jobs:
+                    replies[job.slot] = self._internal(job.battle, e)
+            return replies
+        parts, at = [], 0
+        for jobs, o in deciding:
+            parts.append((jobs, (o, probs[at:at + len(jobs)], win[at:at + len(jobs)])))
+            at += len(jobs)
+        self._each(parts, self._decide, replies)
+        return replies
+
+    def _each(self, parts: list[tuple], work, replies: list) -> list[tuple]:
+        """work(jobs, extra, replies) for each (jobs, extra) of one shard, side by side on the
+        shards' threads; where it raises, its jobs get internal errors (their battles forgotten).
+        -> what each returned, ([], {}) where it raised."""
+        def guarded(part):
+            jobs, extra = part
+            try:
+                return work(jobs, extra, replies)
+            except Exception as e:  # noqa: BLE001 -- every request gets an answer; the server goes on
+                log.exception("requests for %s failed", [j.battle for j in jobs])
+                for job in jobs:
+                    replies[job.slot] = self._internal(job.battle, e)
+                return [], {}
+        if self.pool is None or len(parts) < 2:
+            return [guarded(p) for p in parts]
+        return list(self.pool.map(guarded, parts))
+
+    def _internal(self, battle: str, e: Exception) -> dict:
+        self._forget(battle)
+        return {"battle": battle, "error": f"internal error: {type(e).__name__}: {e}"}
+
+    def _job(self, slot: int, battle: str, req: dict) -> Job | dict:
+        """A request checked, its battle opened if new: a Job, or the reply where it needs no engine."""
         if req.get("close"):
             if not self._forget(battle):
                 raise RequestError(f"unknown battle {battle!r}")
@@ -108,34 +228,79 @@ class MoveApi:
                 raise RequestError(f"unknown battle {battle!r} (start one with \"new\": true)")
             if len(self.battles) >= self.limits.max_battles:
                 raise RequestError(f"too many battles open ({self.limits.max_battles}); close some")
-            state = ApiBattle(self._perspective(req, request))
-            self.engine.open(battle, state.perspective)
-            self.battles[battle] = state
+            perspective = self._perspective(req, request)
+            with self.lock:
+                shard = self.routed[battle][1] if battle in self.routed else self._least_loaded()
+            engine = self.engines[shard]
+            try:
+                engine.open(battle, perspective)
+                self.opened[shard] += 1
+            except BattleError as e:
+                raise RequestError(str(e)) from None
+            state = ApiBattle(perspective, engine)
+            with self.lock:  # (another shard's thread may have opened the last place meanwhile)
+                full = len(self.battles) >= self.limits.max_battles
+                if not full:
+                    self.battles[battle] = state
+            if full:
+                engine.close_view(battle, perspective)
+                raise RequestError(f"too many battles open ({self.limits.max_battles}); close some")
         state.last_used = time.monotonic()
         message = "\n".join(lines + ([f"|request|{request}"] if request else []))
-        batch = self.engine.batch(feed=[(battle, state.perspective, message)] if message else [],
-                                  encode=[(battle, state.perspective)])
-        batch.raise_first()
-        rec = batch.records[0]
-        if rec.ended:
-            self._forget(battle)
-            return {"battle": battle, "choice": None, "ended": True, "winner": rec.winner}
-        if not rec.decision:
-            return {"battle": battle, "choice": None, "ended": False}
-        obs = {k: v.copy() for k, v in batch.obs.items()}
-        probs, win = self.player.evaluate(obs)
-        p = probs[0]
-        if req.get("sample"):
-            action = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
-        else:  # the player's best: the most probable action, or what a lookahead or search player keeps
-            action = int(self.player.choose(Decisions([(battle, state.perspective)], obs, self.engine), probs)[0])
-        choices = self.engine.choices(battle, state.perspective)  # the legal ones, one V8 call
-        if not choices:  # a request that allows nothing (malformed): the simulator's own pick
-            return {"battle": battle, "choice": "default", "action": None, "rqid": rec.rqid, "probs": {},
-                    "win": float(win[0])}
-        action = allowed(action, obs["action.mask"][0], p)
-        return {"battle": battle, "choice": choices[action], "action": action, "rqid": rec.rqid,
-                "probs": {c: round(float(p[a]), 6) for a, c in choices.items()}, "win": float(win[0])}
+        return Job(slot, battle, state, message, bool(req.get("sample")))
+
+    def _feed(self, jobs: list[Job], _, replies: list) -> tuple[list[Job], dict]:
+        """One engine call for jobs of one shard: their lines fed, their battles encoded; the
+        replies of those with nothing to decide written. -> (the jobs deciding, their obs)."""
+        engine = jobs[0].state.engine
+        batch = engine.batch(feed=[(j.battle, j.state.perspective, j.message) for j in jobs if j.message],
+                             encode=[(j.battle, j.state.perspective) for j in jobs], choices=True)
+        failed = {}
+        for e in batch.errors:
+            failed.setdefault(e.battle, e)
+        records = {r.battle: r for r in batch.records}
+        deciding, rows = [], []
+        for job in jobs:
+            rec = records.get(job.battle)
+            if job.battle in failed or rec is None:
+                self._forget(job.battle)  # its state can no longer be trusted
+                replies[job.slot] = {"battle": job.battle, "error": str(failed.get(job.battle, "not encoded"))}
+            elif rec.ended:
+                self._forget(job.battle)
+                replies[job.slot] = {"battle": job.battle, "choice": None, "ended": True, "winner": rec.winner}
+            elif not rec.decision:
+                replies[job.slot] = {"battle": job.battle, "choice": None, "ended": False}
+            else:
+                job.rqid = rec.rqid
+                job.choices = {int(a): c for a, c in rec.choices.items()}
+                deciding.append(job)
+                rows.append(rec.row)
+        return deciding, {k: v[rows] for k, v in batch.obs.items()}  # (indexing copies out of the buffer)
+
+    def _decide(self, jobs: list[Job], policy: tuple, replies: list) -> None:
+        """The choices of one shard's deciding jobs, given (their obs, the policy's probabilities
+        and win estimates for them)."""
+        obs, probs, win = policy
+        actions = probs.argmax(-1)
+        best = [i for i, j in enumerate(jobs) if not j.sample]
+        if best:  # the player's best: the most probable action, or what a lookahead or search keeps
+            engine = jobs[0].state.engine
+            keys = [(jobs[i].battle, jobs[i].state.perspective) for i in best]
+            some = obs if len(best) == len(jobs) else {k: v[best] for k, v in obs.items()}
+            actions[best] = self.player.choose(Decisions(keys, some, engine), probs[best])
+        for i, job in enumerate(jobs):
+            p = probs[i]
+            if job.sample:
+                actions[i] = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
+            choices = job.choices  # the legal ones
+            if not choices:  # a request that allows nothing (malformed): the simulator's own pick
+                replies[job.slot] = {"battle": job.battle, "choice": "default", "action": None, "rqid": job.rqid,
+                                     "probs": {}, "win": float(win[i])}
+                continue
+            action = allowed(int(actions[i]), obs["action.mask"][i], p)
+            replies[job.slot] = {"battle": job.battle, "choice": choices[action], "action": action, "rqid": job.rqid,
+                                 "probs": {c: round(float(p[a]), 6) for a, c in choices.items()},
+                                 "win": float(win[i])}
 
     def _perspective(self, req: dict, request: str | None) -> str:
         side = req.get("perspective")
@@ -149,20 +314,134 @@ class MoveApi:
         return side
 
     def _forget(self, battle) -> bool:
-        state = self.battles.pop(battle, None)
+        with self.lock:
+            state = self.battles.pop(battle, None)
         if state is not None:
-            self.engine.close_view(battle, state.perspective)
+            state.engine.close_view(battle, state.perspective)
         return state is not None
 
     def expire(self):
+        """Forgets the battles idle for longer than the limit (none with a request in flight)."""
         now = time.monotonic()
-        for battle in [b for b, s in self.battles.items() if now - s.last_used > self.limits.idle_seconds]:
+        with self.lock:
+            idle = [b for b, s in self.battles.items()
+                    if now - s.last_used > self.limits.idle_seconds and b not in self.routed]
+        for battle in idle:
             self._forget(battle)
 
+    def close(self):
+        """Frees the shards' threads and engines."""
+        if self.pool is not None:
+            self.pool.shutdown()
+        for engine in self.engines[1:]:
+            engine.close()
 
-async def serve(api: MoveApi, host: str = "127.0.0.1", port: int = 5555, ready=None):
-    """Serves `api` until cancelled; `ready` (an asyncio.Future) gets the bound port."""
+
+def parse_request(text: str) -> tuple[str | None, dict | RequestError]:
+    """(battle, request object) of a request line, or (the battle where it names one, the
+    RequestError naming what is wrong)."""
+    try:
+        req = json.loads(text)
+    except json.JSONDecodeError as e:
+        return None, RequestError(f"not JSON: {e}")
+    except RecursionError:
+        return None, RequestError("not JSON this server reads: nested too deeply")
+    if not isinstance(req, dict):
+        return None, RequestError("a request must be a JSON object")
+    battle = req.get("battle")
+    if not isinstance(battle, str) or not battle or len(battle) > 200:
+        return None, RequestError("'battle' must be a non-empty string of at most 200 characters")
+    return battle, req
+
+
+@dataclass
+class Traffic:
+    """What the batchers of one server share: connections open, requests not yet answered."""
+    connections: int = 0
+    pending: int = 0
+
+
+class Batcher:
+    """Gathers the requests waiting for one shard of the API (across connections and battles) and
+    has the API answer them together on a thread of its own, beside the other shards' batchers;
+    the event loop keeps reading requests meanwhile. A request waits at most `wait_ms` for
+    company, and not at all once every open connection has a request pending (each connection
+    has one request in flight at most). `wait_ms` 0 turns batching off: one request at a time,
+    on the event loop, as the server answered before it batched. A batch that holds every open
+    connection's request is answered on the loop too: no one else can be waiting, and a lone
+    client saves the thread's hand-off."""
+
+    def __init__(self, api: MoveApi, wait_ms: float, traffic: Traffic):
+        if not wait_ms >= 0:
+            raise ValueError(f"the batching wait must be at least 0 ms, not {wait_ms}")
+        self.api = api
+        self.wait = wait_ms / 1000
+        self.traffic = traffic
+        self.waiting: list[tuple[tuple, asyncio.Future]] = []
+        self.arrived = asyncio.Event()
+        self.thread = ThreadPoolExecutor(1, "api-batch")
+
+    async def answer(self, parsed: tuple) -> dict:
+        """The reply to one request (parse_request()'s reading of it)."""
+        future = asyncio.get_running_loop().create_future()
+        self.waiting.append((parsed, future))
+        self.traffic.pending += 1
+        self.arrived.set()
+        try:
+            return await future
+        finally:
+            self.traffic.pending -= 1
+
+    async def run(self):
+        loop = asyncio.get_running_loop()
+        try:
+            while True:
+                await self.arrived.wait()
+                if self.wait > 0:
+                    deadline = loop.time() + self.wait
+                    while self.traffic.pending < self.traffic.connections and loop.time() < deadline:
+                        self.arrived.clear()
+                        try:
+                            await asyncio.wait_for(self.arrived.wait(), deadline - loop.time())
+                        except TimeoutError:
+                            break
+                    batch, self.waiting = self.waiting, []
+                else:
+                    batch, self.waiting = self.waiting[:1], self.waiting[1:]
+                if not self.waiting:
+                    self.arrived.clear()
+                parsed = [p for p, _ in batch]
+                try:
+                    if self.wait == 0 or len(batch) >= self.traffic.connections:  # no one else to read meanwhile
+                        replies = self.api.answer_parsed(parsed)
+                    else:
+                        replies = await loop.run_in_executor(self.thread, self.api.answer_parsed, parsed)
+                except Exception as e:  # noqa: BLE001 -- answer_parsed answers everything; if not, say so
+                    log.exception("a batch of %d requests failed", len(batch))
+                    replies = [{"battle": None, "error": f"internal error: {type(e).__name__}: {e}"}] * len(batch)
+                for (_, future), reply in zip(batch, replies):
+                    if not future.done():  # (its connection may be gone)
+                        future.set_result(reply)
+        finally:
+            self.thread.shutdown(wait=False)
+
+
+async def serve(api: MoveApi, host: str = "127.0.0.1", port: int = 5555, ready=None, wait_ms: float = 2.0):
+    """Serves `api` until cancelled; `ready` (an asyncio.Future) gets the bound port. `wait_ms`:
+    how long a request may wait for others to be decided with (Batcher); one batcher a shard."""
+    traffic = Traffic()
+    batchers = [Batcher(api, wait_ms, traffic) for _ in api.engines]
+
+    async def answer(text: str) -> dict:
+        parsed = parse_request(text)
+        shard = api.route(parsed[0])
+        try:
+            return await batchers[shard].answer(parsed)
+        finally:
+            api.done(parsed[0])
+
     async def client(reader: asyncio.StreamReader, writer: asyncio.StreamWriter):
+        traffic.connections += 1
         try:
             while True:
                 try:
@@ -179,19 +458,25 @@ async def serve(api: MoveApi, host: str = "127.0.0.1", port: int = 5555, ready=N
                     continue
                 if not line.strip():
                     continue
-                reply = api.answer(line.decode("utf-8", "replace"))
+                reply = await answer(line.decode("utf-8", "replace"))
                 writer.write((json.dumps(reply) + "\n").encode())
                 await writer.drain()
         except (ConnectionError, asyncio.CancelledError):
             pass
         finally:
+            traffic.connections -= 1
             writer.close()
 
     server = await asyncio.start_server(client, host, port, limit=api.limits.max_message)
+    tasks = [asyncio.create_task(b.run()) for b in batchers]
     if ready is not None:
         ready.set_result(server.sockets[0].getsockname()[1])
-    async with server:
-        await server.serve_forever()
+    try:
+        async with server:
+            await server.serve_forever()
+    finally:
+        for task in tasks:
+            task.cancel()
 
 
 async def _discard_line(reader: asyncio.StreamReader, limit: int):

@@ -32,12 +32,14 @@ class Engine(V8Object):
         """Forgets one battle's view (close() frees the whole engine)."""
         self.v8.call(self.handle, "close", battle, perspective)
 
-    def batch(self, feed=(), encode=()) -> Batch:
+    def batch(self, feed=(), encode=(), choices: bool = False) -> Batch:
         """feed: (battle, perspective, message) triples, a message being the newline-joined lines
-        of one Showdown message; encode: (battle, perspective) pairs, written in that order.
-        One V8 call for all of it; a bad battle is reported in `errors` and the others go on."""
+        of one Showdown message; encode: (battle, perspective) pairs, written in that order;
+        `choices`: each record with a decision also gets its legal actions' choice strings (as
+        choices() gives them). One V8 call for all of it; a bad battle is reported in `errors` and
+        the others go on."""
         out = self.v8.call(self.handle, "batch", {"feed": [list(x) for x in feed],
-                                                  "encode": [list(x) for x in encode]})
+                                                  "encode": [list(x) for x in encode], "choices": choices})
         records = [Record(**r) for r in out["records"]]
         return Batch(records, self._views(out["generation"], len(records)),
                      [BattleError.from_js(e) for e in out["errors"]])

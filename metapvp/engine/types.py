@@ -73,6 +73,7 @@ class Record:
     refusals: int       # refusals of the current request (see PlayerView.choose in js/src/view.js)
     invalid: int        # choices refused as invalid over the battle, for this perspective
     unavailable: int    # choices refused for hidden information over the battle (re-decided)
+    choices: dict | None = None  # {action index (a string, as JSON keys are): choice string}, if asked for
 
 
 @dataclass

@@ -175,8 +175,10 @@ class V8Object:
     this process's context, and its output buffer read in place."""
     kind = ""
 
-    def __init__(self, contract: Contract | str | None = None):
-        self.v8 = context(contract)
+    def __init__(self, contract: Contract | str | None = None, v8: V8 | None = None):
+        """`v8`: the context to make it in (own_context() for one that runs beside the others);
+        by default the process's shared one for `contract`."""
+        self.v8 = v8 or context(contract)
         self.contract = self.v8.contract
         self.handle = self.v8.create(self.kind)
         self._views = OutputViews(self.v8, self.handle)
@@ -308,6 +310,13 @@ def context(contract: Contract | str | None = None, bundle: Path = BUNDLE) -> V8
         if (c.hash, bundle) not in _contexts:
             _contexts[c.hash, bundle] = V8(c, bundle)
         return _contexts[c.hash, bundle]
+
+
+def own_context(contract: Contract | str | None = None) -> V8:
+    """A context of its own for `contract`, shared with no one: a separate V8 isolate, so calls
+    into it run beside calls into the others, from another Python thread (mini-racer waits for
+    V8 without holding the GIL). It costs a load of the bundle (V8.load_seconds) and its memory."""
+    return V8(contract if isinstance(contract, Contract) else load(contract or "singles-v1"))
 
 
 def checks_context(contract: Contract | str | None = None) -> V8:

@@ -2,7 +2,11 @@
 for the request and reply shapes, and docs/live.md for an example client).
 
     ./rp metapvp/exe/serve_api.py --model PATH|agent[:FORMAT] [--host 127.0.0.1] [--port 5555]
-        [--max-battles 256] [--idle-seconds 900] [--max-line 8192] [--max-message 1048576]
+        [--workers N] [--batch-wait-ms 2] [--max-battles 256] [--idle-seconds 900]
+        [--max-line 8192] [--max-message 1048576]
+
+Requests waiting at once, across connections, are decided together: one forward pass for all,
+and the battles spread over --workers engines that work side by side (searches included).
 
 It binds to 127.0.0.1 unless told otherwise."""
 from __future__ import annotations
@@ -10,7 +14,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import os
 import sys
+
+import torch
 
 from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.models import ModelError
@@ -23,6 +30,11 @@ def main(argv=None) -> int:
                    help="a model file (.zip) from integrated_rl_script.py, or agent[:FORMAT] for a shipped one")
     p.add_argument("--host", default="127.0.0.1")
     p.add_argument("--port", type=int, default=5555)
+    p.add_argument("--workers", type=int, default=None,
+                   help="engines working side by side, each with its own V8 (default: the CPUs this process may use, "
+                        "at most 8)")
+    p.add_argument("--batch-wait-ms", type=float, default=2.0,
+                   help="how long a request may wait for others to be decided with it; 0: one at a time")
     p.add_argument("--max-battles", type=int, default=256)
     p.add_argument("--idle-seconds", type=float, default=900.0)
     p.add_argument("--max-line", type=int, default=8192)
@@ -37,13 +49,21 @@ def main(argv=None) -> int:
     except (ModelError, SpecError) as e:
         print(f"serve_api: {e}", file=sys.stderr)
         return 2
-    api = MoveApi(player, Limits(args.max_battles, args.idle_seconds, args.max_line, args.max_message))
+    workers = args.workers or min(8, len(os.sched_getaffinity(0)))
+    # a forward pass here is of a batch of requests, small: torch's spare threads would only spin
+    # on the cores the engines' threads need
+    torch.set_num_threads(1)
+    if workers < 1 or args.batch_wait_ms < 0:
+        print("serve_api: --workers must be at least 1 and --batch-wait-ms at least 0", file=sys.stderr)
+        return 2
+    api = MoveApi(player, Limits(args.max_battles, args.idle_seconds, args.max_line, args.max_message),
+                  shards=workers)
 
     async def run():
         ready = asyncio.get_running_loop().create_future()
-        task = asyncio.create_task(serve(api, args.host, args.port, ready))
+        task = asyncio.create_task(serve(api, args.host, args.port, ready, wait_ms=args.batch_wait_ms))
         port = await ready
-        print(f"serve_api: {args.model} on {args.host}:{port}", file=sys.stderr, flush=True)
+        print(f"serve_api: {args.model} on {args.host}:{port} ({workers} workers)", file=sys.stderr, flush=True)
         await task
     try:
         asyncio.run(run())
@@ -52,6 +72,8 @@ def main(argv=None) -> int:
     except OSError as e:
         print(f"serve_api: {e}", file=sys.stderr)
         return 2
+    finally:
+        api.close()
     return 0
 
 

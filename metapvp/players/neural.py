@@ -42,7 +42,7 @@ class NeuralPlayer(Player):
             p = torch.softmax(torch.log(p.clamp_min(1e-30)) / self.temperature, -1)
         return p, torch.stack(wins).mean(0)
 
-    @torch.no_grad()
+    @torch.inference_mode()  # (a little faster than no_grad: what it returns leaves as numpy)
     def evaluate(self, obs: dict[str, np.ndarray]):
         """-> (probabilities (N, actions), win probability (N,)) as numpy."""
         probs, win = self._forward(obs)

@@ -194,6 +194,25 @@ def _clean_rows(engine, name: str, side: str, pumps: list):
         engine.close_view(key, side)
 
 
+def pump_request(battle: str, side: str, first: bool, messages: list[str]) -> dict:
+    """The move API request a client sends after one pump of `side`'s messages: its protocol
+    lines, and the latest |request| where the pump has one."""
+    body = [ln for m in messages for ln in m.split("\n")]
+    request = next((ln[9:] for ln in reversed(body) if ln.startswith("|request|")), None)
+    obj = {"battle": battle, "lines": [ln for ln in body if not ln.startswith("|request|")]}
+    if first:
+        obj.update(new=True, perspective=side)
+    if request is not None:
+        obj["request"] = request
+    return obj
+
+
+def battle_requests(battle: str, side: str, pumps: list[list[str]]) -> list[dict]:
+    """Every request of one recorded battle for one side, as a client replaying it sends them
+    (the last tells the API the battle ended)."""
+    return [pump_request(battle, side, i == 0, pump) for i, pump in enumerate(pumps)]
+
+
 def api_requests(lines: int, seed: int = 0, rate: float = 0.25):
     """Move API request lines (bytes) built from recorded battles with mutated protocol lines and
     request JSONs, some of them not JSON at all; -> (request lines, protocol lines mutated)."""
@@ -207,14 +226,7 @@ def api_requests(lines: int, seed: int = 0, rate: float = 0.25):
             for i, pump in enumerate(pumps):
                 messages, n = mutate_pump(pump, rng, rate)
                 mutated += n
-                body = [ln for m in messages for ln in m.split("\n")]
-                request = next((ln[9:] for ln in reversed(body) if ln.startswith("|request|")), None)
-                obj = {"battle": battle, "lines": [ln for ln in body if not ln.startswith("|request|")]}
-                if i == 0:
-                    obj.update(new=True, perspective=side)
-                if request is not None:
-                    obj["request"] = request
-                text = json.dumps(obj)
+                text = json.dumps(pump_request(battle, side, i == 0, messages))
                 if rng.random() < 0.05:      # now and then, text that is no request at all
                     text = mutate_line(text, rng).replace("\n", " ")
                 out.append(text.encode() + b"\n")

@@ -2,6 +2,7 @@
 simulate-battle), both sides asking the API for every move, and bad requests answered with
 errors while the server goes on."""
 import asyncio
+import itertools
 import json
 import queue
 import shutil
@@ -45,6 +46,7 @@ class ApiClient:
 
 class ServeApiTest(unittest.TestCase):
     FORMAT, CONTRACT = "gen9randombattle", "singles-v1"
+    SHARDS = 1
 
     @classmethod
     def player(cls):
@@ -57,7 +59,7 @@ class ServeApiTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="metapvp-api-")
-        api = MoveApi(cls.player(), Limits(max_battles=4, max_line=4000, max_message=100_000))
+        api = MoveApi(cls.player(), Limits(max_battles=4, max_line=4000, max_message=100_000), shards=cls.SHARDS)
         cls.api = api
         cls.loop = asyncio.new_event_loop()
         ready = cls.loop.create_future()
@@ -71,6 +73,7 @@ class ServeApiTest(unittest.TestCase):
         asyncio.run_coroutine_threadsafe(_cancel(cls.task), cls.loop).result(10)
         cls.loop.call_soon_threadsafe(cls.loop.stop)
         cls.thread.join(10)
+        cls.api.close()
         shutil.rmtree(cls.tmp, ignore_errors=True)
 
     def test_answers_a_whole_battle_for_both_sides(self):
@@ -214,8 +217,95 @@ def _read_chunk(stream: Lines):
         lines.append(line)
 
 
+class ConcurrentClientsTest(unittest.TestCase):
+    """Several clients at once over TCP, each replaying two recorded battles interleaved on its
+    connection, against a server with two shards that batches across connections: every request
+    answered, in its connection's order, with what the same request gets from a server alone."""
+    CLIENTS = 6
+
+    def test_answers_under_load_are_the_answers_alone(self):
+        from metapvp.tests.fuzzing import battle_requests, recorded_streams
+        streams = recorded_streams(["gen9randombattle", "gen9customgame"])
+        sessions = []   # per client, its requests in the order it sends them
+        for c in range(self.CLIENTS):
+            battles = [battle_requests(f"k{c}-{j}", *streams[(2 * c + j) % len(streams)][1:]) for j in range(2)]
+            sessions.append([r for pair in itertools.zip_longest(*battles) for r in pair if r is not None])
+        tmp = tempfile.mkdtemp(prefix="metapvp-api-")
+        self.addCleanup(shutil.rmtree, tmp, True)
+        ServeApiTest.tmp = tmp
+        api = MoveApi(ServeApiTest.player(), shards=2)
+        self.addCleanup(api.close)
+        loop = asyncio.new_event_loop()
+        ready = loop.create_future()
+        task = loop.create_task(serve(api, "127.0.0.1", 0, ready, wait_ms=20))
+        thread = threading.Thread(target=loop.run_forever, daemon=True)
+        thread.start()
+        port = asyncio.run_coroutine_threadsafe(_wait(ready), loop).result(30)
+        try:
+            replies = [None] * self.CLIENTS
+
+            def replay(c):
+                client = ApiClient(port)
+                try:
+                    replies[c] = [client.ask(r) for r in sessions[c]]
+                finally:
+                    client.close()
+            workers = [threading.Thread(target=replay, args=(c,)) for c in range(self.CLIENTS)]
+            for w in workers:
+                w.start()
+            for w in workers:
+                w.join(120)
+        finally:
+            asyncio.run_coroutine_threadsafe(_cancel(task), loop).result(10)
+            loop.call_soon_threadsafe(loop.stop)
+            thread.join(10)
+        self.assertEqual(sum(api.opened), 2 * self.CLIENTS)
+        self.assertTrue(all(api.opened), api.opened)  # the battles spread over both shards
+        self.assertGreater(api.decided, api.passes, "no forward pass was over more than one request")
+        alone = MoveApi(ServeApiTest.player())
+        self.addCleanup(alone.close)
+        checked = 0
+        for c in range(self.CLIENTS):
+            self.assertEqual(len(replies[c]), len(sessions[c]))
+            for request, got in zip(sessions[c], replies[c]):
+                want = alone.answer(json.dumps(request))
+                self.assertEqual(got["battle"], request["battle"])   # its own answer, in its order
+                self.assertEqual({k: v for k, v in got.items() if k not in ("probs", "win")},
+                                 {k: v for k, v in want.items() if k not in ("probs", "win")})
+                if "probs" in want:
+                    self.assertEqual(got["probs"].keys(), want["probs"].keys())
+                    for choice, p in want["probs"].items():
+                        self.assertAlmostEqual(got["probs"][choice], p, places=4)
+                    self.assertAlmostEqual(got["win"], want["win"], places=4)
+                    checked += 1
+        self.assertGreater(checked, 100)
+
+
+class ApiRoundsTest(unittest.TestCase):
+    """answer_many() of one battle's successive requests with other battles' between them: each
+    reply what the request gets when the requests come one at a time."""
+
+    def test_a_battles_requests_in_one_batch_are_answered_in_turn(self):
+        from metapvp.tests.fuzzing import battle_requests, recorded_streams
+        (_, side, pumps), (_, other, more) = recorded_streams(["gen9randombattle"])
+        a, b = battle_requests("a", side, pumps)[:12], battle_requests("b", other, more)[:12]
+        texts = [json.dumps(r) for r in a[:6] + b[:3] + a[6:] + b[3:]]
+        ServeApiTest.tmp = tempfile.mkdtemp(prefix="metapvp-api-")
+        self.addCleanup(shutil.rmtree, ServeApiTest.tmp, True)
+        player = ServeApiTest.player()
+        together, alone = MoveApi(player, shards=2), MoveApi(player)
+        got = together.answer_many(texts)
+        want = [alone.answer(t) for t in texts]
+        self.assertEqual([g["battle"] for g in got], [json.loads(t)["battle"] for t in texts])
+        self.assertEqual([g.get("choice") for g in got], [w.get("choice") for w in want])
+        self.assertGreater(sum(w.get("choice") is not None for w in want), 8)
+        self.assertFalse(any("error" in g for g in got), got)
+
+
 class SearchServeApiTest(ServeApiTest):
-    """The same API with a search player behind it: its searches run on the API's engine."""
+    """The same API with a search player behind it, on two shards: its searches run on the
+    engine of each battle's shard (p1's and p2's battles go one to each)."""
+    SHARDS = 2
 
     @classmethod
     def player(cls):
@@ -227,6 +317,7 @@ class SearchServeApiTest(ServeApiTest):
     def test_answers_a_whole_battle_for_both_sides(self):
         super().test_answers_a_whole_battle_for_both_sides()
         self.assertGreater(self.api.player.searched, 5)
+        self.assertEqual(self.api.opened, [1, 1])
         self.assertEqual(self.api.player.failed, 0)
 
 
