@@ -3,8 +3,11 @@
 // foe's sets drawn (rebuild.js). metapvp/tests/test_native_search.py has the engine read each.
 import {PRNG} from '@pkmn/sim';
 import {gameOf} from '../src/games/index.js';
-import {engineState} from '../src/enginestate.js';
+import {engineState, engineMoveName, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
 import {playBattles} from './worldcheck.js';
+import {Match} from '../src/simulator.js';
+import {actionTable} from '../src/actiontable.js';
+import {nextSeed} from './maskcheck.js';
 
 /** {true: [state...], drawn: [state...]}, at most `max` of each. */
 export function engineStates({format, battles, seed, max = 200}) {
@@ -19,4 +22,72 @@ export function engineStates({format, battles, seed, max = 200}) {
     return action;
   });
   return out;
+}
+
+/** The turns of battles for the bridge's truth test (metapvp/tests/test_native_search.py): at
+ * each round of choices, the true battle as the engine's state (p1 as side one) before it, each
+ * side's choice as the engine names it ('none' for a side not choosing), and what the simulator
+ * shows before and after it: each side's active Pokemon, every Pokemon's HP and status, the active's stages, and
+ * the round's log lines. `choices`: [side, action] pairs to play in order (a recorded battle's,
+ * `seed` its seed), else both sides play at random for `battles` battles. A round whose choice
+ * the simulator refused, or that the engine cannot name, is left out (counted in `skipped`). */
+export function engineTurns({format, seed, battles = 1, choices = null, max = 1000}) {
+  const prng = new PRNG(seed);
+  const out = {rounds: [], skipped: {}, battles: []};
+  const skip = why => { out.skipped[why] = (out.skipped[why] || 0) + 1; };
+  for (let b = 0; b < battles && out.rounds.length < max; b++) {
+    const match = new Match(`turns-${b}`, {format, seed: choices ? seed : nextSeed(prng)});
+    const table = actionTable(match.sim.gameType);
+    const mask = new Uint8Array(table.NUM_ACTIONS);
+    let next = 0;
+    while (!match.ended && out.rounds.length < max) {
+      const sides = ['p1', 'p2'].filter(s => match.views[s].needsDecision);
+      const state = engineState(match.sim, 0);
+      const before = [sideSummary(match.sim.sides[0]), sideSummary(match.sim.sides[1])];
+      const names = {p1: 'none', p2: 'none'};
+      const picks = {};
+      for (const side of sides) {
+        const view = match.views[side];
+        table.writeMask(view.request, mask, 0);
+        const legal = [...mask.keys()].filter(a => mask[a]);
+        picks[side] = choices ? choices[next++][1] : legal[prng.random(legal.length)];
+        names[side] = engineName(table.choiceFor(view.request, picks[side]), match.sim.getSide(side));
+      }
+      const from = match.sim.log.length;
+      for (const side of sides) match.act(side, picks[side]);
+      if (sides.some(s => match.views[s].lastError)) skip('refused by the simulator');
+      else if (sides.some(s => names[s] === null)) skip('a choice the engine cannot name (recharge, Struggle)');
+      else {
+        out.rounds.push({state, s1: names.p1, s2: names.p2, log: match.sim.log.slice(from), before,
+          after: [sideSummary(match.sim.sides[0]), sideSummary(match.sim.sides[1])]});
+      }
+    }
+    out.battles.push({winner: match.winner(), turns: match.sim.turn});
+  }
+  return out;
+}
+
+/** A choice string as the engine names the option: a move by its id ("-tera" where it
+ * Terastallizes), a switch by the species it brings in; null where the active has no such move
+ * slot (a forced Struggle or recharge). */
+function engineName(choice, side) {
+  const m = /^move (\d+)( terastallize)?$/.exec(choice);
+  if (m) {
+    const slot = side.active[0].moveSlots[Number(m[1]) - 1];
+    const request = side.activeRequest && side.activeRequest.active && side.activeRequest.active[0];
+    const listed = request && request.moves[Number(m[1]) - 1];
+    if (!slot || (listed && listed.id !== slot.id)) return null;
+    return engineMoveName(slot.id).toLowerCase() + (m[2] ? '-tera' : '');
+  }
+  const s = /^switch (\d+)$/.exec(choice);
+  return s ? side.pokemon[Number(s[1]) - 1].species.id : null;
+}
+
+/** What the simulator shows of a side after a round, in the engine's terms (outcomes.rs). */
+function sideSummary(side) {
+  const active = side.active[0];
+  const team = side.pokemon.slice(0, 6);
+  return {active: active ? active.species.id : '', species: team.map(p => p.species.id),
+    hp: team.map(p => Math.max(0, p.hp)), status: team.map(p => ENGINE_STATUS[p.status] || 'NONE'),
+    boosts: ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0))};
 }

@@ -17,7 +17,7 @@ import {gameOf} from './games/index.js';
 import {legalChoices} from './actiontable.js';
 import {mulberry32} from './random.js';
 
-const STATUS = {'': 'NONE', brn: 'BURN', slp: 'SLEEP', frz: 'FREEZE', par: 'PARALYZE', psn: 'POISON', tox: 'TOXIC'};
+export const ENGINE_STATUS = {'': 'NONE', brn: 'BURN', slp: 'SLEEP', frz: 'FREEZE', par: 'PARALYZE', psn: 'POISON', tox: 'TOXIC'};
 const WEATHER = {'': 'NONE', sunnyday: 'SUN', raindance: 'RAIN', sandstorm: 'SAND', hail: 'HAIL', snow: 'SNOW',
   snowscape: 'SNOW', desolateland: 'HARSHSUN', primordialsea: 'HEAVYRAIN'};
 const TERRAIN = {'': 'NONE', electricterrain: 'ELECTRICTERRAIN', psychicterrain: 'PSYCHICTERRAIN',
@@ -41,7 +41,7 @@ const VOLATILES = new Set(['aquaring', 'attract', 'autotomize', 'banefulbunker',
   'solarblade', 'sparklingaria', 'spikyshield', 'spotlight', 'stockpile', 'substitute', 'syrupbomb', 'tarshot',
   'taunt', 'telekinesis', 'throatchop', 'truant', 'torment', 'typechange', 'unburden', 'uproar', 'yawn']);
 const DURATIONS = ['confusion', 'encore', 'lockedmove', 'slowstart', 'taunt', 'yawn'];
-const BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
+export const ENGINE_BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
 // items of gen 9 random battles that poke-engine does not have: written as no item, which is what
 // the engine would make of them (unknown_names() would name any other)
 export const ITEMS_NOT_IN_ENGINE = new Set(['lightclay', 'scopelens']);
@@ -69,7 +69,7 @@ function sideState(side) {
   const request = side.activeRequest;
   return [...team, at, sideConditions(side, active), volatiles.map(v => `${v.toUpperCase()}:`).join(''),
     durations.join(';'), (active && active.volatiles.substitute && active.volatiles.substitute.hp) || 0,
-    ...BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0)),
+    ...ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0)),
     wish ? turnsLeft(wish, 0) : 0, wish ? Math.floor(wish.hp || 0) : 0, 0, 0,
     !!(request && request.forceSwitch && request.forceSwitch[0]), 'NONE', false, false, false, 'move:none', false,
   ].join('=');
@@ -94,13 +94,13 @@ function pokemonState(p) {
   const types = pair(p.getTypes(false, true));
   const baseTypes = pair(p.species.types);
   const evs = p.set.evs || {};
-  const moves = p.moveSlots.slice(0, 4).map(m => `${moveName(m.id)};${!!m.disabled};${Math.max(0, m.pp)}`);
+  const moves = p.moveSlots.slice(0, 4).map(m => `${engineMoveName(m.id)};${!!m.disabled};${Math.max(0, m.pp)}`);
   while (moves.length < 4) moves.push('NONE;true;0');
   return [p.species.id.toUpperCase(), p.level, ...types, ...baseTypes, Math.max(0, p.hp), p.maxhp,
     (p.ability || 'none').toUpperCase(), (p.baseAbility || 'none').toUpperCase(),
     (p.item && !ITEMS_NOT_IN_ENGINE.has(p.item) ? p.item : 'none').toUpperCase(),
     (p.set.nature || 'serious').toUpperCase(), ['hp', ...STATS].map(s => evs[s] || 0).join(';'),
-    ...STATS.map(s => p.storedStats[s]), STATUS[p.status] || 'NONE', 0, 0, (p.weighthg || 10) / 10, ...moves,
+    ...STATS.map(s => p.storedStats[s]), ENGINE_STATUS[p.status] || 'NONE', 0, 0, (p.weighthg || 10) / 10, ...moves,
     false, !!p.terastallized, (p.teraType || 'Normal').toUpperCase()].join(',');
 }
 
@@ -111,7 +111,7 @@ function pair(types) {
 
 // Hidden Power keeps its type and power in poke-engine's name (hiddenpowerfire60); the simulator's
 // move id names the type only
-function moveName(id) {
+export function engineMoveName(id) {
   return (/^hiddenpower[a-z]+$/.test(id) ? `${id}60` : id).toUpperCase();
 }
 
@@ -164,7 +164,7 @@ function optionNames(legal, side, req) {
     const m = /^move (\d)( terastallize)?$/.exec(choice);
     const s = /^switch (\d)$/.exec(choice);
     if (m && active && active.moveSlots[Number(m[1]) - 1]) {
-      out[moveName(active.moveSlots[Number(m[1]) - 1].id).toLowerCase() + (m[2] ? '-tera' : '')] = Number(a);
+      out[engineMoveName(active.moveSlots[Number(m[1]) - 1].id).toLowerCase() + (m[2] ? '-tera' : '')] = Number(a);
     } else if (s) {
       const row = req.side.pokemon[Number(s[1]) - 1];
       const mon = row && side.pokemon.find(p => p.name === row.name || p.species.name === row.speciesForme);

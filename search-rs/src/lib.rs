@@ -5,6 +5,7 @@
 
 pub mod duct;
 pub mod example;
+pub mod outcomes;
 
 #[cfg(feature = "python")]
 mod python {
@@ -125,6 +126,37 @@ mod python {
         Ok(unknown)
     }
 
+    /// outcomes(state, s1, s2) -> [{chance (percent), sides: [{active, hp, status, boosts}, side
+    /// two's]}]: every outcome the engine gives side one choosing `s1` and side two `s2` (options
+    /// as the search names them; "none" for a side with nothing to choose), for the bridge's truth
+    /// test (outcomes.rs). A ValueError names an unreadable state or an option it does not have.
+    #[pyfunction]
+    fn outcomes<'py>(py: Python<'py>, state: &str, s1: &str, s2: &str) -> PyResult<Vec<Bound<'py, PyDict>>> {
+        let mut s = state_of(state)?;
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
+        let found = catch_unwind(AssertUnwindSafe(|| crate::outcomes::outcomes(&mut s, s1, s2)));
+        std::panic::set_hook(hook);
+        let found = found
+            .map_err(|_| PyValueError::new_err(format!("the engine failed on {s1:?} against {s2:?}")))?
+            .map_err(PyValueError::new_err)?;
+        found.iter().map(|o| {
+            let d = PyDict::new(py);
+            d.set_item("chance", o.chance)?;
+            let sides = o.sides.iter().map(|v| {
+                let side = PyDict::new(py);
+                side.set_item("active", &v.active)?;
+                side.set_item("species", v.species.clone())?;
+                side.set_item("hp", v.hp.clone())?;
+                side.set_item("status", v.status.clone())?;
+                side.set_item("boosts", v.boosts.to_vec())?;
+                Ok(side)
+            }).collect::<PyResult<Vec<_>>>()?;
+            d.set_item("sides", sides)?;
+            Ok(d)
+        }).collect()
+    }
+
     /// example_state() -> a serialised state of two gen 9 teams (example.rs), for tests and
     /// benchmarks until states are made from battles.
     #[pyfunction]
@@ -139,6 +171,7 @@ mod python {
         m.add_function(wrap_pyfunction!(engine_mcts, m)?)?;
         m.add_function(wrap_pyfunction!(example_state, m)?)?;
         m.add_function(wrap_pyfunction!(unknown_names, m)?)?;
+        m.add_function(wrap_pyfunction!(outcomes, m)?)?;
         Ok(())
     }
 }

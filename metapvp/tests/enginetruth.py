@@ -1,0 +1,115 @@
+"""The bridge's truth test: does poke-engine, given the state js/src/enginestate.js writes of a true
+battle (both sides known) and the joint choice that was played, have among its outcomes what
+Showdown's simulator produced? Rounds come from js/checks/enginecheck.js (engineTurns); outcomes
+from the native module (search-rs/src/outcomes.rs). Used by test_native_search.py (on the gen 9
+golden battles) and studies/engine_truth.py (on many random battles, the misses by mechanic)."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+
+# HP agrees within a roll: a hit does 85-100% of its top roll and the engine plays 92.5%, so HP
+# may differ by up to ~8% of the damage; 10% of the HP change leaves room for the rounding of
+# several hits, and 1 HP for end-of-turn sixteenths.
+HP_SLACK = 0.10
+# what a log line says was at work in a round: a move used, or the item, ability or move behind
+# an effect ("[from] item: Leftovers")
+MOVE = re.compile(r"^\|move\|[^|]*\|([^|]+)")
+SOURCE = re.compile(r"\[from\] (?:(item|ability|move): )?([^|\]]+)")
+EFFECT = re.compile(r"^\|(-\w+)\|[^|]*\|(?:(item|ability|move): )?([^|]+)")
+
+
+def differences(engine: dict, sim: dict, before: dict) -> list[str]:
+    """What differs between one side after an engine outcome and after the simulator's round:
+    'active', 'hp', 'faint', 'status', 'boosts' (the simulator's side `before` the round gives
+    each Pokemon's HP change)."""
+    out = []
+    if engine["active"] != sim["active"]:
+        out.append("active")
+    hp = dict(zip(engine["species"], engine["hp"]))
+    status = dict(zip(engine["species"], engine["status"]))
+    start = dict(zip(before["species"], before["hp"]))
+    for species, truth in zip(sim["species"], sim["hp"]):
+        got = hp.get(species)
+        if got is None:
+            out.append("species")
+            continue
+        change = max(abs(got - start.get(species, got)), abs(truth - start.get(species, truth)))
+        if (got == 0) != (truth == 0):
+            out.append("faint")
+        elif abs(got - truth) > 1 + HP_SLACK * change:
+            out.append("hp")
+    if [status.get(s) for s in sim["species"]] != sim["status"]:
+        out.append("status")
+    if engine["active"] == sim["active"] and engine["boosts"] != sim["boosts"]:
+        out.append("boosts")
+    return sorted(set(out))
+
+
+@dataclass
+class Verdict:
+    matched: bool
+    missed: list[str]          # the closest outcome's differences, "p1 hp" and the like
+    mechanics: list[str]       # what was at work in the round (moves, items, abilities, effects)
+    log: list[str]
+
+
+def judge(round_: dict, outcomes: list[dict]) -> Verdict:
+    """Whether any outcome agrees with the simulator on both sides; else the closest one's
+    differences."""
+    best = None
+    for o in outcomes:
+        diffs = [f"{side} {d}" for side, k in (("p1", 0), ("p2", 1))
+                 for d in differences(o["sides"][k], round_["after"][k], round_["before"][k])]
+        if best is None or len(diffs) < len(best):
+            best = diffs
+    best = best if best is not None else ["no outcome"]
+    return Verdict(not best, best, mechanics(round_["log"]), round_["log"])
+
+
+def mechanics(log: list[str]) -> list[str]:
+    """The moves, items, abilities and effects a round's log lines show at work."""
+    seen = []
+    for line in log:
+        m = MOVE.match(line)
+        if m:
+            seen.append(f"move: {m.group(1)}")
+        for kind, name in SOURCE.findall(line):
+            seen.append(f"{kind or 'effect'}: {name.strip()}")
+        e = EFFECT.match(line)
+        if e and e.group(2):
+            seen.append(f"{e.group(2)}: {e.group(3).strip()}")
+    return sorted(set(seen))
+
+
+@dataclass
+class Tally:
+    rounds: int = 0
+    matched: int = 0
+    by_difference: Counter = field(default_factory=Counter)
+    by_mechanic: Counter = field(default_factory=Counter)       # among the missed rounds
+    mechanic_rounds: Counter = field(default_factory=Counter)   # among all rounds
+    examples: dict = field(default_factory=dict)               # a missed round's log per mechanic
+
+    def add(self, verdict: Verdict):
+        self.rounds += 1
+        self.matched += verdict.matched
+        self.mechanic_rounds.update(verdict.mechanics)
+        if not verdict.matched:
+            self.by_difference.update(verdict.missed)
+            self.by_mechanic.update(verdict.mechanics)
+            for m in verdict.mechanics:
+                self.examples.setdefault(m, verdict.log)
+
+    @property
+    def rate(self) -> float:
+        return self.matched / self.rounds if self.rounds else 0.0
+
+
+def tally_rounds(rounds: list[dict], engine) -> Tally:
+    """The verdicts over `rounds` (engineTurns' rounds) with `engine` the native module."""
+    tally = Tally()
+    for r in rounds:
+        tally.add(judge(r, engine.outcomes(r["state"], r["s1"], r["s2"])))
+    return tally
