@@ -6,7 +6,7 @@ faints, status, the active's stages: metapvp/tests/enginetruth.py). Prints the s
 that agree, the differences of those that do not, and the mechanics at work in them (moves,
 items, abilities, effects), each with its count among all rounds: the miss rate per mechanic.
 
-    ./rp studies/engine_truth.py [--battles 100] [--seed 1] [--top 30] [--examples 3]
+    ./rp studies/engine_truth.py [--battles 100] [--seed 1] [--top 30] [--examples 3] [--golden]
 
 The last line of stdout is the result as JSON."""
 from __future__ import annotations
@@ -22,6 +22,7 @@ sys.path.insert(0, str(ROOT))
 from metapvp.engine.native import native  # noqa: E402
 from metapvp.engine.v8 import checks_context  # noqa: E402
 from metapvp.tests.enginetruth import tally_rounds  # noqa: E402
+from metapvp.tests.golden import golden_battle, teams_for  # noqa: E402
 
 
 def main(argv=None):
@@ -30,9 +31,21 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--top", type=int, default=30, help="mechanics listed, most missed first")
     ap.add_argument("--examples", type=int, default=3, help="missed rounds' logs shown, for the top mechanics")
+    ap.add_argument("--golden", action="store_true", help="the two recorded gen 9 battles the test replays instead")
     args = ap.parse_args(argv)
-    found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": args.battles,
-                                                    "seed": [args.seed, 2, 3, 4], "max": 100_000})
+    if args.golden:   # the recorded gen 9 battles, as the test replays them
+        found = {"rounds": [], "skipped": {}}
+        for fmt in ("gen9randombattle", "gen9customgame"):
+            battle = golden_battle(fmt)
+            part = checks_context().checks("engineTurns", {"format": fmt, "seed": battle["seed"],
+                                                           "choices": battle["choices"], **teams_for(fmt)})
+            found["rounds"] += part["rounds"]
+            for why, n in part["skipped"].items():
+                found["skipped"][why] = found["skipped"].get(why, 0) + n
+        args.battles = 2
+    else:
+        found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": args.battles,
+                                                        "seed": [args.seed, 2, 3, 4], "max": 100_000})
     tally = tally_rounds(found["rounds"], native())
     print(f"{tally.matched} of {tally.rounds} rounds agree ({tally.rate:.3f}) over {args.battles} battles; "
           f"left out: {found['skipped'] or 'none'}")
@@ -43,8 +56,16 @@ def main(argv=None):
     for what, n in tally.by_mechanic.most_common(args.top):
         print(f"  {what:<40} {n:>5} / {tally.mechanic_rounds[what]:<5} {n / tally.mechanic_rounds[what]:.2f}")
     for what, _ in tally.by_mechanic.most_common(args.examples):
-        print(f"\na missed round with {what}:")
-        print("\n".join(f"    {line}" for line in tally.examples[what]))
+        verdict = tally.examples[what]
+        print(f"\na missed round with {what}: {', '.join(verdict.missed)}")
+        print("\n".join(f"    {line}" for line in verdict.log if line.strip() and not line.startswith("|t:|")))
+        for k, side in enumerate(verdict.after):
+            print(f"  sim    p{k + 1}: {side['active']} hp {dict(zip(side['species'], side['hp']))} "
+                  f"boosts {side['boosts']} status {[s for s in side['status'] if s != 'NONE']}")
+        if verdict.closest:
+            for k, side in enumerate(verdict.closest["sides"]):
+                print(f"  engine p{k + 1}: {side['active']} hp {dict(zip(side['species'], side['hp']))} "
+                      f"boosts {side['boosts']} status {[s for s in side['status'] if s != 'NONE']}")
     print(json.dumps({"rounds": tally.rounds, "agree": tally.matched, "rate": round(tally.rate, 4),
                       "skipped": found["skipped"], "differences": dict(tally.by_difference),
                       "mechanics": {k: [n, tally.mechanic_rounds[k]] for k, n in tally.by_mechanic.most_common()}}))

@@ -3,7 +3,7 @@
 // foe's sets drawn (rebuild.js). metapvp/tests/test_native_search.py has the engine read each.
 import {PRNG} from '@pkmn/sim';
 import {gameOf} from '../src/games/index.js';
-import {engineState, engineMoveName, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
+import {engineState, engineMoveName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
 import {playBattles} from './worldcheck.js';
 import {Match} from '../src/simulator.js';
 import {actionTable} from '../src/actiontable.js';
@@ -29,14 +29,15 @@ export function engineStates({format, battles, seed, max = 200}) {
  * side's choice as the engine names it ('none' for a side not choosing), and what the simulator
  * shows before and after it: each side's active Pokemon, every Pokemon's HP and status, the active's stages, and
  * the round's log lines. `choices`: [side, action] pairs to play in order (a recorded battle's,
- * `seed` its seed), else both sides play at random for `battles` battles. A round whose choice
+ * `seed` its seed, `p1team` and `p2team` its teams where it had some), else both sides play at
+ * random for `battles` battles. A round whose choice
  * the simulator refused, or that the engine cannot name, is left out (counted in `skipped`). */
-export function engineTurns({format, seed, battles = 1, choices = null, max = 1000}) {
+export function engineTurns({format, seed, battles = 1, choices = null, max = 1000, p1team, p2team}) {
   const prng = new PRNG(seed);
   const out = {rounds: [], skipped: {}, battles: []};
   const skip = why => { out.skipped[why] = (out.skipped[why] || 0) + 1; };
   for (let b = 0; b < battles && out.rounds.length < max; b++) {
-    const match = new Match(`turns-${b}`, {format, seed: choices ? seed : nextSeed(prng)});
+    const match = new Match(`turns-${b}`, {format, seed: choices ? seed : nextSeed(prng), p1team, p2team});
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     let next = 0;
@@ -44,7 +45,12 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
       const sides = ['p1', 'p2'].filter(s => match.views[s].needsDecision);
       const state = engineState(match.sim, 0);
       const before = [sideSummary(match.sim.sides[0]), sideSummary(match.sim.sides[1])];
-      const names = {p1: 'none', p2: 'none'};
+      // a side not choosing: 'none', or the move it is still to use after its foe pivoted out
+      const names = {};
+      for (const [k, side] of ['p1', 'p2'].entries()) {
+        const pending = pendingMove(match.sim, match.sim.sides[k]);
+        names[side] = pending === 'NONE' ? 'none' : pending.toLowerCase();
+      }
       const picks = {};
       for (const side of sides) {
         const view = match.views[side];

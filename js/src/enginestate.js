@@ -10,8 +10,9 @@
 // Terastallization and its type; the active Pokemon, its stat stages, the volatile statuses the
 // engine has (below) with the durations it keeps, Substitute's HP; hazards, screens, Tailwind,
 // Safeguard, Mist, the toxic counter; Wish; a forced switch; weather, terrain and Trick Room with
-// their turns. Not yet: sleep and Rest counters, Future Sight, the last move used, and Perish Song's
-// count (each left at the engine's neutral value).
+// their turns; sleep and Rest counters, Future Sight, Perish Song's count, the last action (a
+// switch, for Fake Out, or the move slot), whether the active is trapped, and the move still to
+// come from a side whose foe pivoted out mid-turn.
 
 import {gameOf} from './games/index.js';
 import {legalChoices} from './actiontable.js';
@@ -52,27 +53,60 @@ const ABSENT = pokemonState(null);
 export function engineState(battle, me) {
   const field = battle.field;
   const trickRoom = field.pseudoWeather.trickroom;
-  return [sideState(battle.sides[me]), sideState(battle.sides[1 - me]),
+  return [sideState(battle, battle.sides[me]), sideState(battle, battle.sides[1 - me]),
     `${WEATHER[field.weather] || 'NONE'};${field.weather ? turnsLeft(field.weatherState, -1) : -1}`,
     `${TERRAIN[field.terrain] || 'NONE'};${field.terrain ? turnsLeft(field.terrainState, 0) : 0}`,
     `${!!trickRoom};${trickRoom ? turnsLeft(trickRoom, 0) : 0}`, 'false'].join('/');
 }
 
-function sideState(side) {
+function sideState(battle, side) {
   const active = side.active[0];
-  const team = side.pokemon.slice(0, 6).map(pokemonState);
-  while (team.length < 6) team.push(ABSENT);
+  const team = side.pokemon.slice(0, 6);
+  const written = team.map(pokemonState);
+  while (written.length < 6) written.push(ABSENT);
   const at = Math.max(0, side.pokemon.indexOf(active));
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
+  const perish = active && active.volatiles.perishsong;
+  if (perish && perish.duration >= 1 && perish.duration <= 4) volatiles.push(`perish${perish.duration}`);
   const durations = DURATIONS.map(v => (active && active.volatiles[v] ? turnsLeft(active.volatiles[v], 0) : 0));
-  const wish = side.slotConditions && side.slotConditions[0] && side.slotConditions[0].wish;
+  const wish = slotCondition(side, 'wish');
+  // the simulator counts Wish by the turn it was wished on (it heals at the end of the next
+  // turn); the engine counts down the ends of turn to go, healing at 1
+  const wishTurns = wish ? (battle.turn > wish.startingTurn ? 1 : 2) : 0;
+  // the foe's Future Sight (or Doom Desire) on this side's position, cast by one of this side's
+  // Pokemon: the engine keeps it on the caster's side, with the same count of turns
+  const future = slotCondition(battle.sides[1 - side.n], 'futuremove');
+  const caster = future && future.source ? team.indexOf(future.source) : -1;
   const request = side.activeRequest;
-  return [...team, at, sideConditions(side, active), volatiles.map(v => `${v.toUpperCase()}:`).join(''),
+  const trapped = !!(request && request.active && request.active[0] && request.active[0].trapped);
+  return [...written, at, sideConditions(side, active), volatiles.map(v => `${v.toUpperCase()}:`).join(''),
     durations.join(';'), (active && active.volatiles.substitute && active.volatiles.substitute.hp) || 0,
     ...ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0)),
-    wish ? turnsLeft(wish, 0) : 0, wish ? Math.floor(wish.hp || 0) : 0, 0, 0,
-    !!(request && request.forceSwitch && request.forceSwitch[0]), 'NONE', false, false, false, 'move:none', false,
+    wishTurns, wish ? Math.floor(wish.hp || 0) : 0,
+    caster >= 0 ? turnsLeft(future, 0) : 0, Math.max(0, caster),
+    !!(request && request.forceSwitch && request.forceSwitch[0]), pendingMove(battle, side), false, false, trapped,
+    lastUsedMove(active, at), false,
   ].join('=');
+}
+
+function slotCondition(side, id) {
+  return side.slotConditions && side.slotConditions[0] && side.slotConditions[0][id];
+}
+
+/** The move this side's active is still to use this turn (the foe pivoted out first, with U-turn
+ * or the like, and is choosing what comes in): the engine plays it once the switch is chosen. */
+export function pendingMove(battle, side) {
+  const action = battle.queue.list.find(a => a.choice === 'move' && a.pokemon && a.pokemon.side === side);
+  return action ? engineMoveName(action.move.id) : 'NONE';
+}
+
+/** What the engine keeps of the active's last action: a switch until it has moved since coming
+ * in (Fake Out and First Impression work then), else the move slot it last used. */
+function lastUsedMove(active, at) {
+  if (!active) return 'move:none';
+  if (!active.activeMoveActions) return `switch:${at}`;
+  const slot = active.lastMove ? active.moveSlots.findIndex(m => m.id === active.lastMove.id) : -1;
+  return slot >= 0 && slot < 4 ? `move:${slot}` : 'move:none';
 }
 
 function sideConditions(side, active) {
@@ -100,8 +134,19 @@ function pokemonState(p) {
     (p.ability || 'none').toUpperCase(), (p.baseAbility || 'none').toUpperCase(),
     (p.item && !ITEMS_NOT_IN_ENGINE.has(p.item) ? p.item : 'none').toUpperCase(),
     (p.set.nature || 'serious').toUpperCase(), ['hp', ...STATS].map(s => evs[s] || 0).join(';'),
-    ...STATS.map(s => p.storedStats[s]), ENGINE_STATUS[p.status] || 'NONE', 0, 0, (p.weighthg || 10) / 10, ...moves,
+    ...STATS.map(s => p.storedStats[s]), ENGINE_STATUS[p.status] || 'NONE', ...sleepCounters(p), (p.weighthg || 10) / 10,
+    ...moves,
     false, !!p.terastallized, (p.teraType || 'Normal').toUpperCase()].join(',');
+}
+
+/** [rest_turns, sleep_turns] as the engine counts them: Rest's sleep by the turns it has left
+ * (the simulator's own count, which Rest sets to 3), any other by the turns slept so far (the
+ * engine draws the waking from it). */
+function sleepCounters(p) {
+  if (p.status !== 'slp' || !p.statusState) return [0, 0];
+  const {time = 0, startTime = 0, source} = p.statusState;
+  if (source === p && startTime === 3) return [Math.max(0, time), 0];
+  return [0, Math.max(0, Math.min(3, startTime - time))];
 }
 
 function pair(types) {

@@ -12,6 +12,8 @@ from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, native
 from metapvp.engine.v8 import checks_context
+from metapvp.tests.enginetruth import Tally, tally_rounds
+from metapvp.tests.golden import golden_battle, teams_for
 from metapvp.players import SpecError, make_player
 
 
@@ -95,8 +97,35 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 3 passed", proc.stdout)
+        self.assertIn("test result: ok. 5 passed", proc.stdout)
 
+    def test_the_bridge_is_true_on_the_gen9_golden_battles(self):
+        """The recorded gen 9 battles (random and with set teams) replayed: at each round, from the
+        true battle written as the engine's state, the joint choice that was played has among the
+        engine's outcomes what the simulator produced (each active, every HP within a roll,
+        faints, statuses, stages) on at least TRUE_ROUNDS of rounds (metapvp/tests/enginetruth.py;
+        studies/engine_truth.py lists the misses by mechanic over many battles)."""
+        tally = Tally()
+        for fmt in ("gen9randombattle", "gen9customgame"):
+            battle = golden_battle(fmt)
+            found = checks_context().checks("engineTurns", {"format": fmt, "seed": battle["seed"],
+                                                            "choices": battle["choices"], **teams_for(fmt)})
+            self.assertEqual(found["battles"], [{"winner": battle["winner"], "turns": battle["turns"]}])
+            for name in {n for r in found["rounds"] for n in self.m.unknown_names(r["state"])}:
+                self.fail(f"{fmt}: the engine does not know {name}")
+            part = tally_rounds(found["rounds"], self.m)
+            tally.rounds += part.rounds
+            tally.matched += part.matched
+            tally.by_difference.update(part.by_difference)
+        self.assertGreater(tally.rounds, 150)
+        self.assertGreaterEqual(tally.rate, TRUE_ROUNDS, dict(tally.by_difference))
+
+
+
+# The share of the golden battles' rounds the engine must get right: 0.882 measured (2026-11-28);
+# the issue's 0.95 is out of the bridge's reach while poke-engine 0.0.48 gets Spikes' damage (layers
+# / 8, not 1/8, 1/6, 1/4), Magic Bounce and Beat Up wrong (docs/lab/engine-truth.md)
+TRUE_ROUNDS = 0.87
 
 
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")

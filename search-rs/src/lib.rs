@@ -138,7 +138,12 @@ mod python {
         let found = catch_unwind(AssertUnwindSafe(|| crate::outcomes::outcomes(&mut s, s1, s2)));
         std::panic::set_hook(hook);
         let found = found
-            .map_err(|_| PyValueError::new_err(format!("the engine failed on {s1:?} against {s2:?}")))?
+            .map_err(|e| {
+                let why = e.downcast_ref::<String>().cloned()
+                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                    .unwrap_or_default();
+                PyValueError::new_err(format!("the engine failed on {s1:?} against {s2:?}: {why}"))
+            })?
             .map_err(PyValueError::new_err)?;
         found.iter().map(|o| {
             let d = PyDict::new(py);
