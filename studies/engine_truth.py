@@ -52,7 +52,7 @@ def main(argv=None):
     print("\nthe closest outcome's differences, in the rounds that miss:")
     for what, n in tally.by_difference.most_common():
         print(f"  {what:<12} {n:>6}")
-    print(f"\nmechanics at work in the rounds that miss (missed / rounds with it):")
+    print("\nmechanics at work in the rounds that miss (missed / rounds with it):")
     for what, n in tally.by_mechanic.most_common(args.top):
         print(f"  {what:<40} {n:>5} / {tally.mechanic_rounds[what]:<5} {n / tally.mechanic_rounds[what]:.2f}")
     for what, _ in tally.by_mechanic.most_common(args.examples):

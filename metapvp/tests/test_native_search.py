@@ -12,9 +12,9 @@ from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, native
 from metapvp.engine.v8 import checks_context
+from metapvp.players import SpecError, make_player
 from metapvp.tests.enginetruth import Tally, tally_rounds
 from metapvp.tests.golden import golden_battle, teams_for
-from metapvp.players import SpecError, make_player
 
 
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
