@@ -18,7 +18,9 @@ import torch
 from metapvp import ROOT
 from metapvp.api.server import Limits, MoveApi, serve
 from metapvp.contract import load
+from metapvp.engine.native import available
 from metapvp.models import new_model, save_model
+from metapvp.players.native import NativeConfig, NativeSearchPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.search import SearchPlayer
 from metapvp.players.searchconfig import SearchConfig
@@ -319,6 +321,25 @@ class SearchServeApiTest(ServeApiTest):
         self.assertGreater(self.api.player.searched, 5)
         self.assertEqual(self.api.opened, [1, 1])
         self.assertEqual(self.api.player.failed, 0)
+
+
+@unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+class NativeServeApiTest(ServeApiTest):
+    """The same API with the native search behind it (poke-engine, search-rs/), on two shards:
+    its worlds are drawn by the engine of each battle's shard and searched there."""
+    SHARDS = 2
+
+    @classmethod
+    def player(cls):
+        return NativeSearchPlayer(ServeApiTest.player.__func__(cls), NativeConfig(iterations=500), seed=0)
+
+    test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
+    test_bad_requests_get_errors_and_serving_goes_on = None
+
+    def test_answers_a_whole_battle_for_both_sides(self):
+        super().test_answers_a_whole_battle_for_both_sides()
+        self.assertGreater(self.api.player.search.searched, 5)
+        self.assertEqual(self.api.player.search.failed, 0)
 
 
 class DoublesServeApiTest(ServeApiTest):

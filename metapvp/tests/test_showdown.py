@@ -13,6 +13,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from metapvp import ROOT
+from metapvp.engine.native import available
 from metapvp.players import make_player
 from metapvp.showdown.battles import LiveBattles
 from metapvp.showdown.client import ClientOptions, ShowdownClient, ShowdownError
@@ -161,6 +162,24 @@ class LiveServerTest(unittest.TestCase):
         logs = [p.read_text() for p in (Path(self.tmp) / "timer").glob("*.log")]
         self.assertTrue(logs and all("|inactive|" in t for t in logs))  # the timer was on
         self.assertEqual([t.count("too late") for t in logs], [0] * len(logs))
+
+    @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+    def test_the_native_search_plays_live_with_the_timer_on(self):
+        """The network-guided search on poke-engine (native:agent) over the server, the foe's
+        timer on: every battle finished, no refused choice, none lost on time, and its decisions
+        searched (none failed)."""
+        url = self.server.url
+        a = bot(url, "deepthinker", "native(iterations=2000):agent", 13, accept_formats=(FORMAT,), max_concurrent=2,
+                timer=True)
+        b = bot(url, "hasty", "maxdamage", 14, max_concurrent=2)
+        results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 2, opponent="deepthinker", timeout=300)))
+        self.assertEqual(len(results), 2)
+        self.assertEqual([r.error for r in results if r.error], [])
+        self.assertEqual(sum(f.invalid for f in a.stats.finished), 0)
+        self.assertFalse(any(f.timed_out for f in a.stats.finished + results))
+        search = a.battles.player.search
+        self.assertGreater(search.searched, 10)
+        self.assertEqual(search.failed, 0)
 
     def test_a_failing_player_forfeits_only_its_battle(self):
         url = self.server.url
