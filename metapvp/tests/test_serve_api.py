@@ -162,6 +162,26 @@ class ServeApiTest(unittest.TestCase):
             client.close()
             other.close()
 
+    def test_a_client_gone_mid_request_costs_the_others_nothing(self):
+        """Clients that send a request and hang up before its answer: the server goes on, and
+        another connection's battle is answered as before."""
+        from metapvp.tests.fuzzing import battle_requests, recorded_streams
+        (_, side, pumps), *_ = recorded_streams(["gen9randombattle"])
+        for i in range(3):
+            with socket.create_connection(("127.0.0.1", self.port)) as gone:
+                gone.sendall((json.dumps(battle_requests(f"gone{i}", side, pumps)[0]) + "\n").encode())
+        client = ApiClient(self.port)
+        try:
+            replies = [client.ask(r) for r in battle_requests("stays", side, pumps)[:10]]
+            self.assertFalse([r for r in replies if "error" in r])
+            self.assertTrue(any(r.get("choice") for r in replies))
+            for i in range(3):   # what the gone clients opened is theirs to close (or to expire)
+                if f"gone{i}" in self.api.battles:
+                    self.assertEqual(client.ask({"battle": f"gone{i}", "close": True})["closed"], True)
+            client.ask({"battle": "stays", "close": True})
+        finally:
+            client.close()
+
     def test_fuzzed_requests_all_get_answers(self):
         """Requests from recorded battles with mutated lines and request JSONs, over one
         connection: every one answered (a choice or an error), none dropped, no internal error."""
@@ -315,6 +335,7 @@ class SearchServeApiTest(ServeApiTest):
 
     test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
     test_bad_requests_get_errors_and_serving_goes_on = None
+    test_a_client_gone_mid_request_costs_the_others_nothing = None
 
     def test_answers_a_whole_battle_for_both_sides(self):
         super().test_answers_a_whole_battle_for_both_sides()
@@ -335,6 +356,7 @@ class NativeServeApiTest(ServeApiTest):
 
     test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
     test_bad_requests_get_errors_and_serving_goes_on = None
+    test_a_client_gone_mid_request_costs_the_others_nothing = None
 
     def test_answers_a_whole_battle_for_both_sides(self):
         super().test_answers_a_whole_battle_for_both_sides()
@@ -349,6 +371,7 @@ class DoublesServeApiTest(ServeApiTest):
 
     test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
     test_bad_requests_get_errors_and_serving_goes_on = None
+    test_a_client_gone_mid_request_costs_the_others_nothing = None
 
 
 if __name__ == "__main__":
