@@ -324,44 +324,49 @@ class ApiRoundsTest(unittest.TestCase):
         self.assertFalse(any("error" in g for g in got), got)
 
 
-class SearchServeApiTest(ServeApiTest):
-    """The same API with a search player behind it, on two shards: its searches run on the
-    engine of each battle's shard (p1's and p2's battles go one to each)."""
+class SearchingOnTwoShards:
+    """Mixed into ServeApiTest for a player that searches: the API on two shards, a whole battle
+    with p1's battle on one and p2's on the other, its decisions searched and none failed (the
+    request handling is the same as ServeApiTest's, not tested again)."""
     SHARDS = 2
+    test_fuzzed_requests_all_get_answers = None
+    test_bad_requests_get_errors_and_serving_goes_on = None
+    test_a_client_gone_mid_request_costs_the_others_nothing = None
+
+    def searches(self) -> tuple[int, int]:
+        """(decisions searched, searches failed) of the API's player."""
+        raise NotImplementedError
+
+    def test_answers_a_whole_battle_for_both_sides(self):
+        super().test_answers_a_whole_battle_for_both_sides()
+        searched, failed = self.searches()
+        self.assertGreater(searched, 5)
+        self.assertEqual(failed, 0)
+        self.assertEqual(self.api.opened, [1, 1])
+
+
+class SearchServeApiTest(SearchingOnTwoShards, ServeApiTest):
+    """The search on Showdown's simulator: its searches run on the engine of each battle's shard."""
 
     @classmethod
     def player(cls):
         return SearchPlayer(ServeApiTest.player.__func__(cls), SearchConfig(visits=8), seed=0)
 
-    test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
-    test_bad_requests_get_errors_and_serving_goes_on = None
-    test_a_client_gone_mid_request_costs_the_others_nothing = None
-
-    def test_answers_a_whole_battle_for_both_sides(self):
-        super().test_answers_a_whole_battle_for_both_sides()
-        self.assertGreater(self.api.player.searched, 5)
-        self.assertEqual(self.api.opened, [1, 1])
-        self.assertEqual(self.api.player.failed, 0)
+    def searches(self):
+        return self.api.player.searched, self.api.player.failed
 
 
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
-class NativeServeApiTest(ServeApiTest):
-    """The same API with the native search behind it (poke-engine, search-rs/), on two shards:
-    its worlds are drawn by the engine of each battle's shard and searched there."""
-    SHARDS = 2
+class NativeServeApiTest(SearchingOnTwoShards, ServeApiTest):
+    """The native search (poke-engine, search-rs/): its worlds are drawn by the engine of each
+    battle's shard and searched there."""
 
     @classmethod
     def player(cls):
         return NativeSearchPlayer(ServeApiTest.player.__func__(cls), NativeConfig(iterations=500), seed=0)
 
-    test_fuzzed_requests_all_get_answers = None  # the request handling is the same as above
-    test_bad_requests_get_errors_and_serving_goes_on = None
-    test_a_client_gone_mid_request_costs_the_others_nothing = None
-
-    def test_answers_a_whole_battle_for_both_sides(self):
-        super().test_answers_a_whole_battle_for_both_sides()
-        self.assertGreater(self.api.player.search.searched, 5)
-        self.assertEqual(self.api.player.search.failed, 0)
+    def searches(self):
+        return self.api.player.search.searched, self.api.player.search.failed
 
 
 class DoublesServeApiTest(ServeApiTest):
