@@ -1,46 +1,58 @@
-"""Benchmarks the native search (search-rs/, metapvp.engine.native) on a poke-engine state:
-its iterations a second beside poke-engine's own MCTS on the same state (each given the same
-milliseconds, one after the other, one core), and the time a decision takes at several
-iteration budgets (median and 99th percentile over --decisions searches, seeds 0, 1, ...).
+"""Benchmarks the native search (search-rs/, metapvp.engine.native) on poke-engine states written
+from battles (js/src/enginestate.js: worlds drawn from p1's view at its decisions in random gen 9
+battles, as the native players search them): its iterations a second beside poke-engine's own
+MCTS on the same states (each given the same milliseconds, one after the other, one core), and
+the time a decision takes at several iteration budgets (median and 99th percentile over the
+states, one search each).
 
-    ./rp benchmarks/bench_native_search.py [--ms 1000] [--runs 3] [--budgets 1000,10000,50000] [--decisions 20]
+    ./rp benchmarks/bench_native_search.py [--states 40] [--ms 200] [--budgets 1000,3000,10000,50000]
+    ./rp benchmarks/bench_native_search.py --example      the crate's example state instead
 
-The state is the crate's example (two small gen 9 teams) until states are made from battles. A
-benchmark, not a test: the figures depend on the machine and its load; run it on an idle machine."""
+A benchmark, not a test: the figures depend on the machine and its load; run it on an idle machine."""
 import argparse
 import time
 
 import numpy as np
 
 from metapvp.engine.native import native
+from metapvp.engine.v8 import checks_context
+
+
+def battle_states(count: int) -> list[str]:
+    """`count` states of worlds drawn in random gen 9 battles, spread over the battles' course."""
+    drawn = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
+                                                     "seed": [3, 1, 4, 1], "max": 400})["drawn"]
+    return [drawn[i] for i in np.linspace(0, len(drawn) - 1, count).astype(int)]
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--ms", type=int, default=1000, help="milliseconds each search runs for the speed rows")
-    ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--budgets", default="1000,10000,50000", help="iterations per decision, comma-separated")
-    ap.add_argument("--decisions", type=int, default=20)
+    ap.add_argument("--states", type=int, default=40)
+    ap.add_argument("--ms", type=int, default=200, help="milliseconds each search runs for the speed rows")
+    ap.add_argument("--budgets", default="1000,3000,10000,50000", help="iterations per decision, comma-separated")
+    ap.add_argument("--example", action="store_true", help="the crate's example state, searched --states times")
     args = ap.parse_args(argv)
     m = native()
-    state = m.example_state()
-    ours, theirs = [], []
-    for run in range(args.runs):
+    states = [m.example_state()] * args.states if args.example else battle_states(args.states)
+    ours = theirs = 0
+    spent_ours = spent_theirs = 0.0
+    for i, state in enumerate(states):
         start = time.perf_counter()
-        n = m.search(state, ms=args.ms, seed=run)["iterations"]
-        ours.append(n / (time.perf_counter() - start))
+        ours += m.search(state, ms=args.ms, seed=i)["iterations"]
+        spent_ours += time.perf_counter() - start
         start = time.perf_counter()
-        n = m.engine_mcts(state, ms=args.ms)["iterations"]
-        theirs.append(n / (time.perf_counter() - start))
-    print(f"iterations a second over {args.runs} runs of {args.ms} ms each (median):")
-    print(f"  metapvp search (decoupled PUCT, priors)   {np.median(ours):>10,.0f}")
-    print(f"  poke-engine's own MCTS (UCB1, no prior)   {np.median(theirs):>10,.0f}")
-    print(f"  ratio                                     {np.median(ours) / np.median(theirs):>10.2f}")
-    print(f"\ndecision time, {args.decisions} searches a budget:")
+        theirs += m.engine_mcts(state, ms=args.ms)["iterations"]
+        spent_theirs += time.perf_counter() - start
+    where = "the example state" if args.example else "states from battles"
+    print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search:")
+    print(f"  metapvp search (decoupled PUCT, priors)   {ours / spent_ours:>10,.0f}")
+    print(f"  poke-engine's own MCTS (UCB1, no prior)   {theirs / spent_theirs:>10,.0f}")
+    print(f"  ratio                                     {ours / spent_ours / (theirs / spent_theirs):>10.2f}")
+    print("\ndecision time (one world, one core), a search of each state a budget:")
     print(f"  {'iterations':>10} {'median ms':>10} {'p99 ms':>8}")
     for budget in [int(b) for b in args.budgets.split(",")]:
         times = []
-        for seed in range(args.decisions):
+        for seed, state in enumerate(states):
             start = time.perf_counter()
             m.search(state, iterations=budget, seed=seed)
             times.append((time.perf_counter() - start) * 1000)

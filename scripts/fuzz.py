@@ -22,7 +22,8 @@ from metapvp.tests.fuzzing import fuzz_api, fuzz_engine  # noqa: E402
 
 def serve_in_thread():
     """A move API on a fresh small model, on a loopback port; -> the port."""
-    from metapvp.api.server import Limits, MoveApi, serve
+    from metapvp.api.server import Limits, MoveApi
+    from metapvp.api.serving import serve
     from metapvp.contract import load
     from metapvp.models import new_model, save_model
     from metapvp.players.neural import load_player

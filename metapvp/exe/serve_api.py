@@ -19,7 +19,8 @@ import sys
 
 import torch
 
-from metapvp.api.server import Limits, MoveApi, serve
+from metapvp.api.server import Limits, MoveApi
+from metapvp.api.serving import serve
 from metapvp.models import ModelError
 from metapvp.players import SpecError, make_player
 

@@ -16,7 +16,8 @@ from pathlib import Path
 import torch
 
 from metapvp import ROOT
-from metapvp.api.server import Limits, MoveApi, serve
+from metapvp.api.server import Limits, MoveApi
+from metapvp.api.serving import serve
 from metapvp.contract import load
 from metapvp.engine.native import available
 from metapvp.models import new_model, save_model
