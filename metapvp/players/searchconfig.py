@@ -183,21 +183,30 @@ def from_compact(m: re.Match, spec: str) -> SearchConfig:
 
 def from_keywords(text: str, spec: str) -> SearchConfig:
     """search(visits=128,worlds=4): fields by name; scripted names players joined by '+'."""
-    types = {f.name: f.type for f in dataclasses.fields(SearchConfig)}
+    fields = keyword_fields(text, SearchConfig, spec)
+    if "ms" in fields and "visits" not in fields:
+        fields["visits"] = 0
+    return _build(fields, spec)
+
+
+def keyword_fields(text: str, settings: type, spec: str) -> dict:
+    """The name=value pairs of a spec's parentheses ("visits=128,worlds=4"), each typed by the
+    dataclass `settings`' field of that name (a tuple field takes names joined by '+').
+    SearchConfigError names a pair that is not name=value, a name `settings` lacks, or a value
+    that is not a number."""
+    types = {f.name: f.type for f in dataclasses.fields(settings)}
     fields = {}
     for item in filter(None, (p.strip() for p in text.split(","))):
         name, eq, value = (s.strip() for s in item.partition("="))
         if not eq:
             raise SearchConfigError(f"player {spec!r}: {item!r} is not field=value")
         if name not in types:
-            raise SearchConfigError(f"player {spec!r}: no search setting {name!r} (settings: {', '.join(types)})")
-        if name == "scripted":
+            raise SearchConfigError(f"player {spec!r}: no setting {name!r} (settings: {', '.join(types)})")
+        if types[name].startswith("tuple"):
             fields[name] = tuple(filter(None, value.split("+")))
         else:
             fields[name] = _number(value, float if types[name] == "float" else int, name, spec)
-    if "ms" in fields and "visits" not in fields:
-        fields["visits"] = 0
-    return _build(fields, spec)
+    return fields
 
 
 def _build(fields: dict, spec: str) -> SearchConfig:

@@ -56,7 +56,7 @@ from metapvp.players.native import MctsPlayer, NativeConfig, NativeSearchPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import SearchPlayer
-from metapvp.players.searchconfig import SearchConfig, SearchConfigError, parse_prefix
+from metapvp.players.searchconfig import SearchConfig, SearchConfigError, keyword_fields, parse_prefix
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -228,15 +228,10 @@ NATIVE = re.compile(r"native(?:\((?P<fields>[^()]*)\))?:")
 def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
     """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
     the native search (metapvp.players.native)."""
-    fields = {}
-    for item in filter(None, (x.strip() for x in (m["fields"] or "").split(","))):
-        name, eq, value = (x.strip() for x in item.partition("="))
-        if not eq or name not in ("iterations", "ms", "worlds", "exploration"):
-            raise SpecError(f"player {spec!r}: {item!r} is not one of iterations=, ms=, worlds=, exploration=")
-        try:
-            fields[name] = float(value) if name == "exploration" else int(value)
-        except ValueError:
-            raise SpecError(f"player {spec!r}: {name}={value!r} is not a number") from None
+    try:
+        fields = keyword_fields(m["fields"] or "", NativeConfig, spec)
+    except SearchConfigError as e:
+        raise SpecError(str(e)) from None
     if "ms" in fields and "iterations" not in fields:
         fields["iterations"] = 0
     models, _ = model_spec(spec[m.end():], fmt)

@@ -153,8 +153,8 @@ class NativePlayerTest(unittest.TestCase):
         p = make_player("native(iterations=500,worlds=3,exploration=2):agent")
         self.assertEqual((p.config.iterations, p.config.worlds, p.config.exploration), (500, 3, 2.0))
         self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
-        for bad, said in [("native(depth=3):agent", "is not one of"), ("native(worlds=0):agent", "worlds 1 to 64"),
-                          ("native(iterations=x):agent", "not a number"), ("native:", "needs a model"),
+        for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
+                          ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
