@@ -1,7 +1,7 @@
 """Player specs, as given on command lines:
 
   random | first | maxdamage | heuristic   a built-in baseline
-  mcts                                      the native search (search-rs/, on poke-engine) with
+  mcts | mcts(iterations=N,worlds=W)        the native search (search-rs/, on poke-engine) with
                                             no network: gen 9 singles (metapvp.players.native)
   native:MODEL | native(iterations=N,worlds=W):MODEL
                                             the model guiding the native search (10,000
@@ -138,6 +138,9 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     native = NATIVE.match(spec)
     if native:
         return _native(spec, native, seed, fmt)
+    mcts = MCTS.match(spec)
+    if mcts:
+        return MctsPlayer(_native_config(spec, mcts), seed=seed)
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
@@ -223,22 +226,33 @@ def _search(spec: str, config: SearchConfig, start: int, seed: int | None, fmt: 
 
 
 NATIVE = re.compile(r"native(?:\((?P<fields>[^()]*)\))?:")
+MCTS = re.compile(r"mcts\((?P<fields>[^()]*)\)$")
 
 
-def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
-    """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
-    the native search (metapvp.players.native)."""
+def _native_config(spec: str, m: re.Match) -> NativeConfig:
+    """The native search's settings a spec names in its parentheses (iterations=N,ms=M,
+    worlds=W,exploration=C), its defaults for the others."""
     try:
         fields = keyword_fields(m["fields"] or "", NativeConfig, spec)
     except SearchConfigError as e:
         raise SpecError(str(e)) from None
     if "ms" in fields and "iterations" not in fields:
         fields["iterations"] = 0
+    try:
+        return NativeConfig(**fields)
+    except ValueError as e:
+        raise SpecError(f"player {spec!r}: {e}") from None
+
+
+def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
+    """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
+    the native search (metapvp.players.native)."""
+    config = _native_config(spec, m)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: native needs a model after {m.group(0)!r} (agent, a model file)")
     try:
-        return NativeSearchPlayer(_load_model(spec, models, seed, 1.0), NativeConfig(**fields), seed=seed)
+        return NativeSearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
     except (ValueError, RuntimeError) as e:
         raise SpecError(f"player {spec!r}: {e}") from None
 

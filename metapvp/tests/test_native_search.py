@@ -13,6 +13,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
+from metapvp.players.native import NativeConfig
 from metapvp.tests.enginetruth import Tally, tally_rounds
 from metapvp.tests.golden import golden_battle, teams_for
 
@@ -153,6 +154,7 @@ class NativePlayerTest(unittest.TestCase):
         p = make_player("native(iterations=500,worlds=3,exploration=2):agent")
         self.assertEqual((p.config.iterations, p.config.worlds, p.config.exploration), (500, 3, 2.0))
         self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
+        self.assertEqual(make_player("mcts(iterations=1000,worlds=3)").config, NativeConfig(iterations=1000, worlds=3))
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles")]:
