@@ -90,6 +90,7 @@ class MoveApi:
         self.pool = ThreadPoolExecutor(len(self.engines), "api-shard") if shards > 1 else None
         self.battles: dict[str, ApiBattle] = {}
         self.lock = threading.Lock()          # over the two tables, shared by the threads
+        self.sampling = threading.Lock()
         self.routed: dict[str, list] = {}     # battle -> [requests in flight, shard where it is new]
         self.passes = self.decided = 0        # forward passes, and the decisions they were over
         self.opened = [0] * shards            # battles each shard has opened
@@ -291,7 +292,8 @@ class MoveApi:
         for i, job in enumerate(jobs):
             p = probs[i]
             if job.sample:
-                actions[i] = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
+                with self.sampling:   # (the generator is the player's, one for every shard's thread)
+                    actions[i] = int(sample(torch.as_tensor(p)[None], self.player.generator)[0])
             choices = job.choices  # the legal ones
             if not choices:  # a request that allows nothing (malformed): the simulator's own pick
                 replies[job.slot] = {"battle": job.battle, "choice": "default", "action": None, "rqid": job.rqid,
