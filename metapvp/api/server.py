@@ -22,7 +22,6 @@ import json
 import logging
 import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -53,7 +52,7 @@ class Limits:
 @dataclass
 class ApiBattle:
     perspective: str
-    engine: Engine                   # the shard that holds its view
+    shard: int                       # the engine (MoveApi.engines) that holds its view
     last_used: float = field(default_factory=time.monotonic)
 
 
@@ -73,9 +72,9 @@ class MoveApi:
     """The battles and the model; answer_many() is the whole protocol, transport aside.
 
     `shards` engines each hold some of the battles (a new battle goes to the one holding fewest):
-    each has a V8 context of its own, so work on different shards (protocol lines, a search
-    player's searches) runs side by side on threads: within one answer_many() call, or in calls
-    from several threads at once (serve() runs one batcher a shard). The network sees each call's
+    each has a V8 context of its own, so calls for different shards (protocol lines, a search
+    player's searches) run side by side from several threads at once (serve() runs one batcher a
+    shard, each calling answer_parsed() with its shard's requests). The network sees each call's
     decisions in one forward pass."""
 
     def __init__(self, player: NeuralPlayer | GuidedPlayer, limits: Limits | None = None, engine: Engine | None = None,
@@ -87,7 +86,6 @@ class MoveApi:
         self.engine = engine or Engine(player.contract)
         self.engines = [self.engine] + [Engine(player.contract, own_context(player.contract))
                                         for _ in range(shards - 1)]
-        self.pool = ThreadPoolExecutor(len(self.engines), "api-shard") if shards > 1 else None
         self.battles: dict[str, ApiBattle] = {}
         self.lock = threading.Lock()          # over the two tables, shared by the threads
         self.sampling = threading.Lock()
@@ -105,7 +103,7 @@ class MoveApi:
                 self.routed[battle][0] += 1
                 return self.routed[battle][1]
             state = self.battles.get(battle)
-            shard = self.engines.index(state.engine) if state else self._least_loaded()
+            shard = state.shard if state else self._least_loaded()
             self.routed[battle] = [1, shard]
             return shard
 
@@ -122,7 +120,7 @@ class MoveApi:
         """(with the lock) the shard with the fewest battles open or on their way."""
         load = [0] * len(self.engines)
         for state in self.battles.values():
-            load[self.engines.index(state.engine)] += 1
+            load[state.shard] += 1
         for battle, (_, shard) in self.routed.items():
             load[shard] += battle not in self.battles
         return load.index(min(load))
@@ -151,7 +149,7 @@ class MoveApi:
         """Replies to requests (battle, request object or RequestError) for distinct battles."""
         self.expire()
         replies: list[dict | None] = [None] * len(parsed)
-        by_engine: dict[int, list[Job]] = {}
+        by_shard: dict[int, list[Job]] = {}
         for i, (battle, req) in enumerate(parsed):
             try:
                 if isinstance(req, RequestError):
@@ -163,8 +161,8 @@ class MoveApi:
             if isinstance(job, dict):
                 replies[i] = job
             else:
-                by_engine.setdefault(id(job.state.engine), []).append(job)
-        fed = self._each([(jobs, None) for jobs in by_engine.values()], self._feed, replies)
+                by_shard.setdefault(job.state.shard, []).append(job)
+        fed = self._each([(jobs, None) for jobs in by_shard.values()], self._feed, replies)
         deciding = [part for part in fed if part[0]]
         if not deciding:
             return replies
@@ -188,21 +186,19 @@ class MoveApi:
         return replies
 
     def _each(self, parts: list[tuple], work, replies: list) -> list[tuple]:
-        """work(jobs, extra, replies) for each (jobs, extra) of one shard, side by side on the
-        shards' threads; where it raises, its jobs get internal errors (their battles forgotten).
-        -> what each returned, ([], {}) where it raised."""
-        def guarded(part):
-            jobs, extra = part
+        """work(jobs, extra, replies) for each (jobs, extra) of one shard; where it raises, its
+        jobs get internal errors (their battles forgotten). -> what each returned, ([], {})
+        where it raised."""
+        out = []
+        for jobs, extra in parts:
             try:
-                return work(jobs, extra, replies)
+                out.append(work(jobs, extra, replies))
             except Exception as e:  # noqa: BLE001 -- every request gets an answer; the server goes on
                 log.exception("requests for %s failed", [j.battle for j in jobs])
                 for job in jobs:
                     replies[job.slot] = self._internal(job.battle, e)
-                return [], {}
-        if self.pool is None or len(parts) < 2:
-            return [guarded(p) for p in parts]
-        return list(self.pool.map(guarded, parts))
+                out.append(([], {}))
+        return out
 
     def _internal(self, battle: str, e: Exception) -> dict:
         self._forget(battle)
@@ -238,7 +234,7 @@ class MoveApi:
                 self.opened[shard] += 1
             except BattleError as e:
                 raise RequestError(str(e)) from None
-            state = ApiBattle(perspective, engine)
+            state = ApiBattle(perspective, shard)
             with self.lock:  # (another shard's thread may have opened the last place meanwhile)
                 full = len(self.battles) >= self.limits.max_battles
                 if not full:
@@ -253,7 +249,7 @@ class MoveApi:
     def _feed(self, jobs: list[Job], _, replies: list) -> tuple[list[Job], dict]:
         """One engine call for jobs of one shard: their lines fed, their battles encoded; the
         replies of those with nothing to decide written. -> (the jobs deciding, their obs)."""
-        engine = jobs[0].state.engine
+        engine = self.engines[jobs[0].state.shard]
         batch = engine.batch(feed=[(j.battle, j.state.perspective, j.message) for j in jobs if j.message],
                              encode=[(j.battle, j.state.perspective) for j in jobs], choices=True)
         failed = {}
@@ -285,7 +281,7 @@ class MoveApi:
         actions = probs.argmax(-1)
         best = [i for i, j in enumerate(jobs) if not j.sample]
         if best:  # the player's best: the most probable action, or what a lookahead or search keeps
-            engine = jobs[0].state.engine
+            engine = self.engines[jobs[0].state.shard]
             keys = [(jobs[i].battle, jobs[i].state.perspective) for i in best]
             some = obs if len(best) == len(jobs) else {k: v[best] for k, v in obs.items()}
             actions[best] = self.player.choose(Decisions(keys, some, engine), probs[best])
@@ -319,7 +315,7 @@ class MoveApi:
         with self.lock:
             state = self.battles.pop(battle, None)
         if state is not None:
-            state.engine.close_view(battle, state.perspective)
+            self.engines[state.shard].close_view(battle, state.perspective)
         return state is not None
 
     def expire(self):
@@ -332,9 +328,7 @@ class MoveApi:
             self._forget(battle)
 
     def close(self):
-        """Frees the shards' threads and engines."""
-        if self.pool is not None:
-            self.pool.shutdown()
+        """Frees the shards' own engines."""
         for engine in self.engines[1:]:
             engine.close()
 

@@ -305,7 +305,7 @@ _lock = threading.Lock()
 
 def context(contract: Contract | str | None = None, bundle: Path = BUNDLE) -> V8:
     """This process's V8 context for `contract` (default: the default contract)."""
-    c = contract if isinstance(contract, Contract) else load(contract or "singles-v1")
+    c = _contract(contract)
     with _lock:
         if (c.hash, bundle) not in _contexts:
             _contexts[c.hash, bundle] = V8(c, bundle)
@@ -316,7 +316,12 @@ def own_context(contract: Contract | str | None = None) -> V8:
     """A context of its own for `contract`, shared with no one: a separate V8 isolate, so calls
     into it run beside calls into the others, from another Python thread (mini-racer waits for
     V8 without holding the GIL). It costs a load of the bundle (V8.load_seconds) and its memory."""
-    return V8(contract if isinstance(contract, Contract) else load(contract or "singles-v1"))
+    return V8(_contract(contract))
+
+
+def _contract(contract: Contract | str | None) -> Contract:
+    """A contract given, by name, or the default one."""
+    return contract if isinstance(contract, Contract) else load(contract or "singles-v1")
 
 
 def checks_context(contract: Contract | str | None = None) -> V8:
