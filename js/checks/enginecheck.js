@@ -3,7 +3,7 @@
 // foe's sets drawn (rebuild.js). metapvp/tests/test_native_search.py has the engine read each.
 import {PRNG} from '@pkmn/sim';
 import {gameOf} from '../src/games/index.js';
-import {engineState, engineMoveName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
+import {engineState, optionName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
 import {playBattles} from './worldcheck.js';
 import {Match} from '../src/simulator.js';
 import {actionTable} from '../src/actiontable.js';
@@ -57,7 +57,7 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
         table.writeMask(view.request, mask, 0);
         const legal = [...mask.keys()].filter(a => mask[a]);
         picks[side] = choices ? choices[next++][1] : legal[prng.random(legal.length)];
-        names[side] = engineName(table.choiceFor(view.request, picks[side]), match.sim.getSide(side));
+        names[side] = optionName(table.choiceFor(view.request, picks[side]), match.sim.getSide(side), view.request);
       }
       const from = match.sim.log.length;
       for (const side of sides) match.act(side, picks[side]);
@@ -71,22 +71,6 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
     out.battles.push({winner: match.winner(), turns: match.sim.turn});
   }
   return out;
-}
-
-/** A choice string as the engine names the option: a move by its id ("-tera" where it
- * Terastallizes), a switch by the species it brings in; null where the active has no such move
- * slot (a forced Struggle or recharge). */
-function engineName(choice, side) {
-  const m = /^move (\d+)( terastallize)?$/.exec(choice);
-  if (m) {
-    const slot = side.active[0].moveSlots[Number(m[1]) - 1];
-    const request = side.activeRequest && side.activeRequest.active && side.activeRequest.active[0];
-    const listed = request && request.moves[Number(m[1]) - 1];
-    if (!slot || (listed && listed.id !== slot.id)) return null;
-    return engineMoveName(slot.id).toLowerCase() + (m[2] ? '-tera' : '');
-  }
-  const s = /^switch (\d+)$/.exec(choice);
-  return s ? side.pokemon[Number(s[1]) - 1].species.id : null;
 }
 
 /** What the simulator shows of a side after a round, in the engine's terms (outcomes.rs). */

@@ -200,21 +200,32 @@ function worldsOf(view, worlds, seed) {
   return out.states.length ? out : null;
 }
 
-/** {the engine's name of an option: our action index} for each legal action: a move by its id
- * (with "-tera" where it Terastallizes), a switch by the species it brings in. */
+/** {the engine's name of an option: our action index} for each legal action the engine can name. */
 function optionNames(legal, side, req) {
   const out = {};
-  const active = side.active[0];
   for (const [a, choice] of Object.entries(legal)) {
-    const m = /^move (\d)( terastallize)?$/.exec(choice);
-    const s = /^switch (\d)$/.exec(choice);
-    if (m && active && active.moveSlots[Number(m[1]) - 1]) {
-      out[engineMoveName(active.moveSlots[Number(m[1]) - 1].id).toLowerCase() + (m[2] ? '-tera' : '')] = Number(a);
-    } else if (s) {
-      const row = req.side.pokemon[Number(s[1]) - 1];
-      const mon = row && side.pokemon.find(p => p.name === row.name || p.species.name === row.speciesForme);
-      if (mon) out[mon.species.id] = Number(a);
-    }
+    const name = optionName(choice, side, req);
+    if (name) out[name] = Number(a);
   }
   return out;
+}
+
+/** A choice string as the engine names the option on `side` (a simulated side: a world's or the
+ * true battle's), `req` the request it answers: a move by its slot's id ("-tera" where it
+ * Terastallizes), a switch by the species it brings in. null where the engine has no name for it:
+ * a move the request lists in another slot than the Pokemon's own (Struggle, a recharge, a move
+ * it is locked into), a Pokemon not on the side. */
+export function optionName(choice, side, req) {
+  const m = /^move (\d)( terastallize)?$/.exec(choice);
+  if (m) {
+    const active = side.active[0];
+    const slot = active && active.moveSlots[Number(m[1]) - 1];
+    const listed = req.active && req.active[0] && req.active[0].moves[Number(m[1]) - 1];
+    if (!slot || (listed && listed.id !== slot.id)) return null;
+    return engineMoveName(slot.id).toLowerCase() + (m[2] ? '-tera' : '');
+  }
+  const s = /^switch (\d)$/.exec(choice);
+  const row = s && req.side.pokemon[Number(s[1]) - 1];
+  const mon = row && side.pokemon.find(p => p.name === row.name || p.species.name === row.speciesForme);
+  return mon ? mon.species.id : null;
 }
