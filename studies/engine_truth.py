@@ -21,8 +21,7 @@ sys.path.insert(0, str(ROOT))
 
 from metapvp.engine.native import native  # noqa: E402
 from metapvp.engine.v8 import checks_context  # noqa: E402
-from metapvp.tests.enginetruth import tally_rounds  # noqa: E402
-from metapvp.tests.golden import golden_battle, teams_for  # noqa: E402
+from metapvp.tests.enginetruth import GOLDEN_FORMATS, golden_turns, tally_rounds  # noqa: E402
 
 
 def main(argv=None):
@@ -35,14 +34,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     if args.golden:   # the recorded gen 9 battles, as the test replays them
         found = {"rounds": [], "skipped": {}}
-        for fmt in ("gen9randombattle", "gen9customgame"):
-            battle = golden_battle(fmt)
-            part = checks_context().checks("engineTurns", {"format": fmt, "seed": battle["seed"],
-                                                           "choices": battle["choices"], **teams_for(fmt)})
+        for _, part in golden_turns():
             found["rounds"] += part["rounds"]
             for why, n in part["skipped"].items():
                 found["skipped"][why] = found["skipped"].get(why, 0) + n
-        args.battles = 2
+        args.battles = len(GOLDEN_FORMATS)
     else:
         found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": args.battles,
                                                         "seed": [args.seed, 2, 3, 4], "max": 100_000})

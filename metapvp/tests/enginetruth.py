@@ -54,12 +54,15 @@ def differences(engine: dict, sim: dict, before: dict, change: int) -> list[str]
 
 @dataclass
 class Verdict:
-    matched: bool
-    missed: list[str]          # the closest outcome's differences, "p1 hp" and the like
+    missed: list[str]          # the closest outcome's differences, "p1 hp" and the like; none where it agrees
     mechanics: list[str]       # what was at work in the round (moves, items, abilities, effects)
     log: list[str]
     closest: dict | None = None  # the engine's outcome nearest the simulator's, where it missed
     after: list = field(default_factory=list)  # the simulator's sides after the round
+
+    @property
+    def matched(self) -> bool:
+        return not self.missed
 
 
 def judge(round_: dict, outcomes: list[dict]) -> Verdict:
@@ -73,7 +76,7 @@ def judge(round_: dict, outcomes: list[dict]) -> Verdict:
         if best is None or len(diffs) < len(best):
             best, closest = diffs, o
     best = best if best is not None else ["no outcome"]
-    return Verdict(not best, best, mechanics(round_["log"]), round_["log"], closest if best else None, round_["after"])
+    return Verdict(best, mechanics(round_["log"]), round_["log"], closest if best else None, round_["after"])
 
 
 def mechanics(log: list[str]) -> list[str]:
@@ -122,7 +125,22 @@ def tally_rounds(rounds: list[dict], engine) -> Tally:
         try:
             outcomes = engine.outcomes(r["state"], r["s1"], r["s2"])
         except ValueError as e:   # the engine failed on the round: a miss, named
-            tally.add(Verdict(False, ["engine failed"], mechanics(r["log"]), r["log"] + [f"(engine: {e})"]))
+            tally.add(Verdict(["engine failed"], mechanics(r["log"]), r["log"] + [f"(engine: {e})"]))
             continue
         tally.add(judge(r, outcomes))
     return tally
+
+
+GOLDEN_FORMATS = ("gen9randombattle", "gen9customgame")
+
+
+def golden_turns() -> list[tuple[dict, dict]]:
+    """(the recorded battle, engineTurns of its replay) for each gen 9 golden battle."""
+    from metapvp.engine.v8 import checks_context
+    from metapvp.tests.golden import golden_battle, teams_for
+    out = []
+    for fmt in GOLDEN_FORMATS:
+        battle = golden_battle(fmt)
+        out.append((battle, checks_context().checks("engineTurns", {
+            "format": fmt, "seed": battle["seed"], "choices": battle["choices"], **teams_for(fmt)})))
+    return out

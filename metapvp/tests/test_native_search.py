@@ -14,8 +14,7 @@ from metapvp.engine.native import available, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
 from metapvp.players.native import NativeConfig
-from metapvp.tests.enginetruth import Tally, tally_rounds
-from metapvp.tests.golden import golden_battle, teams_for
+from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
@@ -106,18 +105,13 @@ class NativeSearchTest(unittest.TestCase):
         engine's outcomes what the simulator produced (each active, every HP within a roll,
         faints, statuses, stages) on at least TRUE_ROUNDS of rounds (metapvp/tests/enginetruth.py;
         studies/engine_truth.py lists the misses by mechanic over many battles)."""
-        tally = Tally()
-        for fmt in ("gen9randombattle", "gen9customgame"):
-            battle = golden_battle(fmt)
-            found = checks_context().checks("engineTurns", {"format": fmt, "seed": battle["seed"],
-                                                            "choices": battle["choices"], **teams_for(fmt)})
+        rounds = []
+        for battle, found in golden_turns():
             self.assertEqual(found["battles"], [{"winner": battle["winner"], "turns": battle["turns"]}])
             for name in {n for r in found["rounds"] for n in self.m.unknown_names(r["state"])}:
-                self.fail(f"{fmt}: the engine does not know {name}")
-            part = tally_rounds(found["rounds"], self.m)
-            tally.rounds += part.rounds
-            tally.matched += part.matched
-            tally.by_difference.update(part.by_difference)
+                self.fail(f"{battle['format']}: the engine does not know {name}")
+            rounds += found["rounds"]
+        tally = tally_rounds(rounds, self.m)
         self.assertGreater(tally.rounds, 150)
         self.assertGreaterEqual(tally.rate, TRUE_ROUNDS, dict(tally.by_difference))
 
