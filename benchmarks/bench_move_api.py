@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from metapvp import ROOT
+from metapvp.api.server import default_shards
 from metapvp.tests.fuzzing import battle_requests, recorded_streams
 
 PLAYERS = {"policy": str(ROOT / "static/models/gen9randombattle.zip"), "agent": "agent"}
@@ -92,7 +93,7 @@ async def client(port: int, cid: int, templates: list[list[str]], run: Run):
     spread over the battles' course, as the requests of battles running side by side are."""
     reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=1 << 22)
     streams = templates[cid % len(templates):] + templates[:cid % len(templates)]
-    skip = len(streams[0]) * (2 * cid + 1) // (2 * run.clients)
+    skip = max(1, len(streams[0]) * (2 * cid + 1) // (2 * run.clients))
     rep = 0
     try:
         while True:
@@ -137,8 +138,8 @@ def main(argv=None):
     ap.add_argument("--seconds", type=float, default=8.0, help="measured seconds per run (after 1 s of warm-up)")
     ap.add_argument("--agent-seconds", type=float, default=30.0, help="the same for agent, whose requests are slower")
     ap.add_argument("--clients", default="1,4,16")
-    ap.add_argument("--workers", type=int, default=min(8, len(os.sched_getaffinity(0))),
-                    help="the batched server's workers (default: this machine's CPUs)")
+    ap.add_argument("--workers", type=int, default=default_shards(),
+                    help="the batched server's workers (default: serve_api's, this machine's CPUs up to 8)")
     ap.add_argument("--players", default="policy,agent", help=f"of {', '.join(PLAYERS)}")
     ap.add_argument("--wait-ms", type=float, default=2.0, help="the batched server's --batch-wait-ms")
     args = ap.parse_args(argv)

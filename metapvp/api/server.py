@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -47,6 +48,11 @@ class Limits:
     idle_seconds: float = 900.0
     max_line: int = 8192
     max_message: int = 1 << 20
+
+
+def default_shards() -> int:
+    """Engines side by side by default: one a CPU this process may use, at most 8 (each adds a V8)."""
+    return min(8, len(os.sched_getaffinity(0)))
 
 
 @dataclass

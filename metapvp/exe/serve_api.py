@@ -14,12 +14,11 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
-import os
 import sys
 
 import torch
 
-from metapvp.api.server import Limits, MoveApi
+from metapvp.api.server import Limits, MoveApi, default_shards
 from metapvp.api.serving import serve
 from metapvp.models import ModelError
 from metapvp.players import SpecError, make_player
@@ -50,7 +49,7 @@ def main(argv=None) -> int:
     except (ModelError, SpecError) as e:
         print(f"serve_api: {e}", file=sys.stderr)
         return 2
-    workers = args.workers or min(8, len(os.sched_getaffinity(0)))
+    workers = default_shards() if args.workers is None else args.workers
     # a forward pass here is of a batch of requests, small: torch's spare threads would only spin
     # on the cores the engines' threads need
     torch.set_num_threads(1)

@@ -2,6 +2,8 @@
 simulate-battle), both sides asking the API for every move, and bad requests answered with
 errors while the server goes on."""
 import asyncio
+import contextlib
+import io
 import itertools
 import json
 import queue
@@ -323,6 +325,15 @@ class ApiRoundsTest(unittest.TestCase):
         self.assertEqual([g.get("choice") for g in got], [w.get("choice") for w in want])
         self.assertGreater(sum(w.get("choice") is not None for w in want), 8)
         self.assertFalse(any("error" in g for g in got), got)
+
+
+class ServeApiArgumentsTest(unittest.TestCase):
+    def test_workers_and_the_batching_wait_out_of_range_are_refused(self):
+        from metapvp.exe.serve_api import main
+        for bad in (["--workers", "0"], ["--batch-wait-ms", "-1"]):
+            with self.subTest(bad=bad), contextlib.redirect_stderr(io.StringIO()) as err:
+                self.assertEqual(main(["--model", "agent", *bad]), 2)
+                self.assertIn("--workers must be at least 1", err.getvalue())
 
 
 class SearchingOnTwoShards:
