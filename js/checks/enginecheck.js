@@ -2,7 +2,7 @@
 // of p1's decisions the true battle (p1 as side one) and a world rebuilt from p1's view with the
 // foe's sets drawn (rebuild.js). metapvp/tests/test_native_search.py has the engine read each.
 import {PRNG} from '@pkmn/sim';
-import {gameOf} from '../src/games/index.js';
+import {gameOf, scriptedAction} from '../src/games/index.js';
 import {engineState, optionName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
 import {playBattles} from './worldcheck.js';
 import {Match} from '../src/simulator.js';
@@ -80,4 +80,34 @@ function sideSummary(side) {
   return {active: active ? active.species.id : '', species: team.map(p => p.species.id),
     hp: team.map(p => Math.max(0, p.hp)), status: team.map(p => ENGINE_STATUS[p.status] || 'NONE'),
     boosts: ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0))};
+}
+
+/** Positions and how their battles ended, for fitting the native search's learned leaf value
+ * (studies/leaf_value.py): `battles` battles of `format` whose sides both play the scripted
+ * `player`, each decision at random instead with chance `explore` (for positions the player
+ * would not reach itself). At each round, the true battle as the engine's state (p1 as side
+ * one); per battle, the index of its first state and whether p1 won (null: a tie). */
+export function engineGames({format, battles, seed, player = 'heuristic', explore = 0.1}) {
+  const prng = new PRNG(seed);
+  const out = {states: [], battles: []};
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`games-${b}`, {format, seed: nextSeed(prng)});
+    const table = actionTable(match.sim.gameType);
+    const mask = new Uint8Array(table.NUM_ACTIONS);
+    const first = out.states.length;
+    while (!match.ended) {
+      const sides = ['p1', 'p2'].filter(s => match.views[s].needsDecision);
+      if (sides.some(s => match.views[s].request.active)) out.states.push(engineState(match.sim, 0));
+      for (const side of sides) {
+        const view = match.views[side];
+        table.writeMask(view.request, mask, 0);
+        const legal = [...mask.keys()].filter(a => mask[a]);
+        const action = prng.random() < explore ? legal[prng.random(legal.length)] : scriptedAction(player, view);
+        match.act(side, action);
+      }
+    }
+    const winner = match.winner();
+    out.battles.push({first, p1won: winner === 'p1' ? true : winner === 'p2' ? false : null});
+  }
+  return out;
 }

@@ -8,6 +8,9 @@ without a Rust toolchain it is absent, and `native()` says how to get it.
     m.search(m.example_state(), iterations=10_000, seed=1)   # {s1, s2: {options, visits, values}, ...}"""
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 try:
     import metapvp_search as _module
 except ImportError:   # no Rust toolchain when the environment was set up
@@ -28,3 +31,22 @@ def native():
         raise NativeSearchMissing("the native search (search-rs/) is not built: install Rust (rustup, so that "
                                   "cargo is on the PATH) and run ./rp again, which builds it")
     return _module
+
+
+LEARNED_VALUE = Path(__file__).resolve().parents[2] / "static" / "models" / "native-value.json"
+"""The learned leaf value the native search ships with (studies/leaf_value.py fits it)."""
+
+
+def leaf_weights(path: Path = LEARNED_VALUE) -> list[float]:
+    """The weights of a learned leaf value written by studies/leaf_value.py, checked against the
+    features the built module computes; ValueError names the file and what is wrong with it."""
+    try:
+        model = json.loads(Path(path).read_text())
+        names, weights = model["features"], [float(w) for w in model["weights"]]
+    except (OSError, ValueError, KeyError, TypeError) as e:
+        raise ValueError(f"leaf value {path}: not a model written by studies/leaf_value.py ({e})") from None
+    expected = native().feature_names()
+    if names != expected or len(weights) != len(names):
+        raise ValueError(f"leaf value {path}: fitted on features {names}, but the native search computes "
+                         f"{expected}; fit it again (studies/leaf_value.py --write)")
+    return weights

@@ -2,8 +2,8 @@
 player can see (the foe's sets and unseen Pokemon, as for the search on Showdown's simulator),
 each written as an engine state (js/src/enginestate.js), and the native search (search-rs/) runs
 on every world, the worlds side by side in threads (the search releases the GIL). Our prior at
-each world's root is the policy's probabilities over the options the engine lists (uniform for
-`mcts`, which has no policy); the action played is the one most visited over all worlds, the
+each world's root is the policy's probabilities over the options the engine lists (`mcts` has
+no policy, and no prior); the action played is the one most visited over all worlds, the
 policy's preference breaking ties. Where no world can be drawn (doubles, team preview) or a
 search fails, the policy decides alone (`mcts`: the first legal action).
 
@@ -14,10 +14,11 @@ from __future__ import annotations
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 
-from metapvp.engine.native import native
+from metapvp.engine.native import LEARNED_VALUE, leaf_weights, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
 
 log = logging.getLogger(__name__)
@@ -33,7 +34,15 @@ class NativeConfig:
     worlds: int = 2
     """Worlds drawn from what the player cannot see, searched side by side."""
     exploration: float = 1.5
-    """PUCT's exploration constant."""
+    """PUCT's exploration constant, where the policy's prior guides (our side at the root; the
+    rest of the tree, and all of `mcts`'s, chooses by UCB1)."""
+    search: str = "ours"
+    """Whose search: "ours" (search-rs/) or "poke-engine" (poke-engine's own MCTS: UCB1, no
+    prior, its evaluation, not seeded; a reference for `mcts`, which has no prior either)."""
+    leaf: str = "engine"
+    """How new nodes are valued: "engine" (poke-engine's evaluation, relative to the root's),
+    "learned" (the shipped learned value, static/models/native-value.json) or a path to one
+    (a .json file that studies/leaf_value.py wrote)."""
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
@@ -42,6 +51,17 @@ class NativeConfig:
         if not 1 <= self.worlds <= 64 or not self.exploration > 0:
             raise ValueError(f"native search: worlds 1 to 64 and exploration above 0 "
                              f"(got worlds={self.worlds}, exploration={self.exploration})")
+        if self.search not in ("ours", "poke-engine") or (self.search == "poke-engine" and self.leaf != "engine"):
+            raise ValueError(f"native search: search is ours or poke-engine, the latter with the engine's leaf "
+                             f"value (got search={self.search!r}, leaf={self.leaf!r})")
+        if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
+            raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
+
+    def leaf_weights(self) -> list[float] | None:
+        """The learned leaf value's weights, None for the engine's evaluation."""
+        if self.leaf == "engine":
+            return None
+        return leaf_weights(LEARNED_VALUE if self.leaf == "learned" else Path(self.leaf))
 
 
 class NativeSearch:
@@ -51,6 +71,7 @@ class NativeSearch:
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
         self.module = native()
+        self.leaf = config.leaf_weights()
         self.rng = np.random.default_rng(seed)
         self.pool = ThreadPoolExecutor(max_workers=config.worlds)
         self.searched = self.failed = 0
@@ -90,11 +111,18 @@ class NativeSearch:
     def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, int]]:
         """(action, visits) of one world's search; the engine's options it cannot name as one of
         our actions (none, as the bridge writes them) are left out."""
-        options, _ = self.module.options(state)
-        prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
         c = self.config
+        if c.search == "poke-engine":
+            options, _ = self.module.options(state)
+            r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
+            self.iterations += r["iterations"]
+            return [(names[o], n) for o, n in zip(options, r["s1_visits"]) if o in names]
+        prior = None
+        if p is not None:   # an option we cannot name as one of our actions gets a prior of 1
+            options, _ = self.module.options(state)
+            prior = [float(p[names[o]]) if o in names else 1.0 for o in options]
         r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                               priors=prior)
+                               priors=prior, leaf=self.leaf)
         self.iterations += r["iterations"]
         return [(names[o], n) for o, n in zip(r["s1"]["options"], r["s1"]["visits"]) if o in names]
 
@@ -127,8 +155,9 @@ class NativeSearchPlayer(GuidedPlayer):
 
 
 class MctsPlayer(Player):
-    """The native search without a network: uniform priors, the engine's evaluation at the
-    leaves; the baseline that shows what the network adds to `native:MODEL`."""
+    """The native search without a network: no prior (UCB1 at every node), the engine's
+    evaluation at the leaves unless told otherwise; the baseline that shows what the network
+    adds to `native:MODEL`."""
 
     def __init__(self, config: NativeConfig | None = None, seed: int | None = None):
         self.config = config or NativeConfig()

@@ -191,7 +191,8 @@ def from_keywords(text: str, spec: str) -> SearchConfig:
 
 def keyword_fields(text: str, settings: type, spec: str) -> dict:
     """The name=value pairs of a spec's parentheses ("visits=128,worlds=4"), each typed by the
-    dataclass `settings`' field of that name (a tuple field takes names joined by '+').
+    dataclass `settings`' field of that name (a tuple field takes names joined by '+', a str
+    field the text as it is).
     SearchConfigError names a pair that is not name=value, a name `settings` lacks, or a value
     that is not a number."""
     types = {f.name: f.type for f in dataclasses.fields(settings)}
@@ -204,6 +205,8 @@ def keyword_fields(text: str, settings: type, spec: str) -> dict:
             raise SearchConfigError(f"player {spec!r}: no setting {name!r} (settings: {', '.join(types)})")
         if types[name].startswith("tuple"):
             fields[name] = tuple(filter(None, value.split("+")))
+        elif types[name] == "str":
+            fields[name] = value
         else:
             fields[name] = _number(value, float if types[name] == "float" else int, name, spec)
     return fields

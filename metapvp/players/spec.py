@@ -2,7 +2,8 @@
 
   random | first | maxdamage | heuristic   a built-in baseline
   mcts | mcts(iterations=N,worlds=W)        the native search (search-rs/, on poke-engine) with
-                                            no network: gen 9 singles (metapvp.players.native)
+                                            no network: gen 9 singles (metapvp.players.native);
+                                            leaf=learned values its leaves by the learned value
   native:MODEL | native(iterations=N,worlds=W):MODEL
                                             the model guiding the native search (10,000
                                             iterations in each of 2 worlds unless told)
@@ -140,7 +141,10 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
         return _native(spec, native, seed, fmt)
     mcts = MCTS.match(spec)
     if mcts:
-        return MctsPlayer(_native_config(spec, mcts), seed=seed)
+        try:
+            return MctsPlayer(_native_config(spec, mcts), seed=seed)
+        except ValueError as e:   # a leaf value file that cannot be read
+            raise SpecError(f"player {spec!r}: {e}") from None
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")

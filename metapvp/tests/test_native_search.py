@@ -4,13 +4,16 @@ another seed another one, side one's prior draws the visits towards the option i
 a string that is no state, a prior of the wrong length or no budget is a clear error while the
 process goes on. The crate's own tests (cargo test: a search leaves the state as it found it)
 run here too."""
+import json
 import subprocess
+import tempfile
 import unittest
+from pathlib import Path
 
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
-from metapvp.engine.native import available, native
+from metapvp.engine.native import available, leaf_weights, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
 from metapvp.players.native import NativeConfig
@@ -97,7 +100,35 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 5 passed", proc.stdout)
+        self.assertIn("test result: ok. 10 passed", proc.stdout)
+
+    def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
+        """The shipped learned value's weights match the features the module computes (one per
+        name, the engine's evaluation among them); a search
+        valued by it spends its budget and differs from the engine's evaluation; weights of
+        the wrong count, and a file that is no model, are named."""
+        names = self.m.feature_names()
+        weights = list(leaf_weights())
+        self.assertEqual(len(weights), len(names))
+        features = self.m.features(self.state)
+        self.assertEqual(len(features), len(names))
+        learned = self.m.search(self.state, iterations=1500, seed=4, leaf=weights)
+        self.assertAlmostEqual(features[names.index("engine_eval")], learned["root_eval"] / 100, places=4)
+        self.assertEqual(sum(learned["s1"]["visits"]), 1500)
+        self.assertNotEqual(learned, self.m.search(self.state, iterations=1500, seed=4))
+        with self.assertRaisesRegex(ValueError, "3 leaf weights"):
+            self.m.search(self.state, iterations=10, leaf=[1.0, 2.0, 3.0])
+        with tempfile.TemporaryDirectory() as tmp:
+            bad = Path(tmp) / "value.json"
+            bad.write_text(json.dumps({"features": names[:-1], "weights": weights[:-1]}))
+            with self.assertRaisesRegex(SpecError, "value.json: fitted on features"):
+                make_player(f"mcts(leaf={bad})")
+            bad.write_text("{")
+            with self.assertRaisesRegex(SpecError, "value.json: not a model"):
+                make_player(f"mcts(leaf={bad})")
+        with self.assertRaisesRegex(SpecError, "leaf is engine, learned or a .json file"):
+            make_player("mcts(leaf=deep)")
+        self.assertEqual(make_player("mcts(leaf=learned)").search.leaf, weights)
 
     def test_the_bridge_is_true_on_the_gen9_golden_battles(self):
         """The recorded gen 9 battles (random and with set teams) replayed: at each round, from the
@@ -163,9 +194,11 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual((p.config.iterations, p.config.worlds, p.config.exploration), (500, 3, 2.0))
         self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
         self.assertEqual(make_player("mcts(iterations=1000,worlds=3)").config, NativeConfig(iterations=1000, worlds=3))
+        self.assertEqual(make_player("mcts(search=poke-engine)").config.search, "poke-engine")
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
-                          ("native:agent:gen9randomdoublesbattle", "plays singles")]:
+                          ("native:agent:gen9randomdoublesbattle", "plays singles"),
+                          ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

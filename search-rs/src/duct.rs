@@ -1,12 +1,16 @@
 //! The search: Monte Carlo tree search on one poke-engine state in which both sides choose at
-//! once at every node (decoupled PUCT: each side picks by its own statistics and prior, and the
-//! joint choice is played), with chance taken from the engine's instruction branches (each
+//! once at every node (decoupled: each side picks by its own statistics, and the joint choice is
+//! played): by PUCT where a policy's prior guides the side (side one at the root), by UCB1
+//! elsewhere (with uniform priors PUCT hardly explores: a search without a network lost 0.05
+//! against `heuristic` by it), with chance taken from the engine's instruction branches (each
 //! outcome of a joint choice drawn in proportion to its percentage). One state is mutated along
 //! a visit by the outcomes' instruction lists and put back by reversing them: nothing is copied.
-//! A new node is valued by the engine's evaluation relative to the root's, squashed to [0, 1];
-//! an ended battle by its result. The design follows js/src/search.js (the search on Showdown's
+//! A new node is valued by the engine's evaluation relative to the root's, squashed to [0, 1],
+//! or by a learned model of the chance to win (features.rs) where the settings carry one; an
+//! ended battle by its result. The design follows js/src/search.js (the search on Showdown's
 //! simulator), which it is to replace where the agent thinks.
 
+use crate::features::LeafModel;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
 use poke_engine::engine::state::MoveChoice;
@@ -18,14 +22,16 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// How a search runs: a budget of `iterations` (0: the time budget `ms` instead), PUCT's
-/// `exploration` constant, and the `seed` of its draws (an iteration budget with a seed gives
-/// the same search every time).
+/// `exploration` constant (where a prior guides), and the `seed` of its draws (an iteration budget with a seed gives
+/// the same search every time); `leaf`: the learned value of new nodes (None: the engine's
+/// evaluation).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
     pub ms: u64,
     pub exploration: f32,
     pub seed: u64,
+    pub leaf: Option<LeafModel>,
 }
 
 /// Per side, at the root: each option, its visits and its mean value for that side.
@@ -65,12 +71,13 @@ struct Node {
     visits: u32,
     total: f32, // side one's values, summed
     arms: Option<[Vec<Arm>; 2]>,
+    guided: [bool; 2], // whether a side's priors are a policy's (PUCT) or uniform (UCB1)
     children: HashMap<(u16, u16), Vec<Outcome>>,
 }
 
 /// Searches `state` (left as it was found). `root_priors`: side one's prior over its root
-/// options in the order `state.get_all_options()` gives them (uniform where None); side two and
-/// every other node have uniform priors. An error names a prior of the wrong length.
+/// options in the order `state.get_all_options()` gives them (None: no prior, UCB1 there too);
+/// side two and every other node choose by UCB1. An error names a prior of the wrong length.
 pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<SearchResult, String> {
     let (s1, s2) = state.get_all_options();
     let mut root = Node::default();
@@ -84,8 +91,10 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
     };
     let p2 = ones(s2.len());
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
+    root.guided = [root_priors.is_some(), false];
     let mut nodes = vec![root];
     let root_eval = evaluate(state);
+    let leaf = Leaf { root_eval, model: settings.leaf.as_ref() };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -97,7 +106,7 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
         } else if iterations % 16 == 0 && started.elapsed().as_millis() as u64 >= settings.ms {
             break;
         }
-        visit(&mut nodes, state, root_eval, settings.exploration, &mut rng);
+        visit(&mut nodes, state, &leaf, settings.exploration, &mut rng);
         iterations += 1;
     }
     let root = &nodes[0];
@@ -123,10 +132,14 @@ fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
     choices.into_iter().zip(priors).map(|(choice, &prior)| Arm { choice, prior, visits: 0, total: 0.0 }).collect()
 }
 
-/// Side `k`'s pick at `node` by PUCT: its mean value, plus exploration in proportion to its
-/// prior; an arm never tried counts the node's mean.
+/// Side `k`'s pick at `node`: by PUCT where its priors are a policy's (its mean value, plus
+/// exploration in proportion to its prior; an arm never tried counts the node's mean), else by
+/// UCB1 (every arm tried once, then its mean plus sqrt(2 ln N / n)).
 fn pick(node: &Node, k: usize, c: f32) -> usize {
     let arms = &node.arms.as_ref().unwrap()[k];
+    if !node.guided[k] {
+        return ucb1(arms, node.visits);
+    }
     let mean = if node.visits > 0 {
         let m = node.total / node.visits as f32;
         if k == 0 { m } else { 1.0 - m }
@@ -139,6 +152,23 @@ fn pick(node: &Node, k: usize, c: f32) -> usize {
     for (i, a) in arms.iter().enumerate() {
         let q = if a.visits > 0 { a.total / a.visits as f32 } else { mean };
         let score = q + c * a.prior * sqrt_n / (1.0 + a.visits as f32);
+        if score > best_score {
+            best_score = score;
+            best = i;
+        }
+    }
+    best
+}
+
+fn ucb1(arms: &[Arm], visits: u32) -> usize {
+    let log_n = (visits.max(1) as f32).ln();
+    let mut best = 0;
+    let mut best_score = f32::MIN;
+    for (i, a) in arms.iter().enumerate() {
+        if a.visits == 0 {
+            return i;
+        }
+        let score = a.total / a.visits as f32 + (2.0 * log_n / a.visits as f32).sqrt();
         if score > best_score {
             best_score = score;
             best = i;
@@ -163,22 +193,31 @@ fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
     outcomes.len() - 1
 }
 
-/// The value of the position `state` is in, for side one: an ended battle's result, else its
-/// evaluation less the root's, squashed.
-fn value(state: &State, root_eval: f32) -> f32 {
+/// How new nodes are valued: the learned model where there is one, else the engine's
+/// evaluation less the root's.
+struct Leaf<'a> {
+    root_eval: f32,
+    model: Option<&'a LeafModel>,
+}
+
+/// The value of the position `state` is in, for side one: an ended battle's result, else the
+/// leaf's value.
+fn value(state: &State, leaf: &Leaf) -> f32 {
     let over = state.battle_is_over();
     if over > 0.0 {
         1.0
     } else if over < 0.0 {
         0.0
+    } else if let Some(model) = leaf.model {
+        model.value(state)
     } else {
-        1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - root_eval)).exp())
+        1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - leaf.root_eval)).exp())
     }
 }
 
 /// One visit: from the root down, both sides picking, to a new node (expanded here) or the
 /// battle's end; its value backed up along the path, and the state put back as it was.
-fn visit(nodes: &mut Vec<Node>, state: &mut State, root_eval: f32, c: f32, rng: &mut StdRng) {
+fn visit(nodes: &mut Vec<Node>, state: &mut State, leaf: &Leaf, c: f32, rng: &mut StdRng) {
     let mut path: Vec<(usize, usize, usize, usize)> = Vec::new(); // (node, side one's arm, side two's, outcome)
     let mut at = 0usize;
     while path.len() < MAX_DEPTH {
@@ -221,7 +260,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, root_eval: f32, c: f32, rng: 
             break;
         }
     }
-    let v = value(state, root_eval);
+    let v = value(state, leaf);
     nodes[at].visits += 1;
     nodes[at].total += v;
     for &(n, i, j, o) in path.iter().rev() {
@@ -243,7 +282,7 @@ mod tests {
     use crate::example::example_state;
 
     fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, seed }
+        Settings { iterations, ms: 0, exploration: 1.5, seed, leaf: None }
     }
 
     #[test]
@@ -267,5 +306,36 @@ mod tests {
     fn a_prior_of_the_wrong_length_is_named() {
         let err = search(&mut example_state(), &settings(10, 0), Some(&[1.0, 2.0])).unwrap_err();
         assert!(err.contains("2 root priors"), "{err}");
+    }
+
+    #[test]
+    fn without_a_prior_every_option_is_tried_and_with_one_the_favourite_is_searched_most() {
+        let unguided = search(&mut example_state(), &settings(300, 1), None).unwrap();
+        for side in &unguided.sides {
+            assert!(side.visits.iter().all(|&n| n > 0), "UCB1 tries every option: {:?}", side.visits);
+        }
+        let n = unguided.sides[0].options.len();
+        let mut prior = vec![0.001; n];
+        prior[n - 1] = 1.0;
+        let guided = search(&mut example_state(), &settings(300, 1), Some(&prior)).unwrap();
+        let most = guided.sides[0].visits.iter().max().unwrap();
+        assert_eq!(guided.sides[0].visits[n - 1], *most, "{:?}", guided.sides[0].visits);
+        assert!(guided.sides[1].visits.iter().all(|&n| n > 0), "side two has no prior: UCB1");
+    }
+
+    #[test]
+    fn a_learned_leaf_value_steers_the_search() {
+        // a model that values only side one's own HP lead: side one's best is what costs it least
+        let mut weights = vec![0.0; crate::features::NAMES.len()];
+        weights[1] = 8.0;
+        let mut with = settings(1500, 3);
+        with.leaf = Some(LeafModel::new(weights).unwrap());
+        let a = search(&mut example_state(), &with, None).unwrap();
+        let b = search(&mut example_state(), &settings(1500, 3), None).unwrap();
+        assert_ne!(a.sides[0].visits, b.sides[0].visits);
+        let mut state = example_state();
+        let before = state.serialize();
+        search(&mut state, &with, None).unwrap();
+        assert_eq!(state.serialize(), before);
     }
 }

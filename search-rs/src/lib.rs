@@ -5,11 +5,13 @@
 
 pub mod duct;
 pub mod example;
+pub mod features;
 pub mod outcomes;
 
 #[cfg(feature = "python")]
 mod python {
     use crate::duct::{search as run_search, SearchResult, Settings, SideResult};
+    use crate::features::{features as state_features, LeafModel, NAMES};
     use poke_engine::mcts::perform_mcts;
     use poke_engine::state::State;
     use pyo3::exceptions::PyValueError;
@@ -56,26 +58,42 @@ mod python {
         Ok(d)
     }
 
-    /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None) -> {s1, s2:
-    /// {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`, run
-    /// with the GIL released. A budget of iterations (with a seed: the same result every time)
-    /// or of milliseconds; `priors`: side one's prior over its options, in their order.
+    /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None) -> {s1,
+    /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
+    /// run with the GIL released. A budget of iterations (with a seed: the same result every
+    /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
+    /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
+    /// evaluation).
     #[pyfunction]
-    #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None))]
+    #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None))]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
-                   priors: Option<Vec<f32>>) -> PyResult<Bound<'py, PyDict>> {
+                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>) -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
         }
         if !(exploration > 0.0) {
             return Err(PyValueError::new_err(format!("exploration must be above 0, not {exploration}")));
         }
+        let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms, exploration, seed };
+        let settings = Settings { iterations, ms, exploration, seed, leaf };
         let r = py
             .allow_threads(|| run_search(&mut s, &settings, priors.as_deref()))
             .map_err(PyValueError::new_err)?;
         result_dict(py, &s, &r)
+    }
+
+    /// features(state) -> the learned leaf value's features of `state` (features.rs), side one's
+    /// lead in each, in feature_names()' order.
+    #[pyfunction]
+    fn features(state: &str) -> PyResult<Vec<f32>> {
+        Ok(state_features(&state_of(state)?))
+    }
+
+    /// feature_names() -> the names of features()' entries, in order.
+    #[pyfunction]
+    fn feature_names() -> Vec<&'static str> {
+        NAMES.to_vec()
     }
 
     /// options(state) -> (side one's options, side two's), as the search names them.
@@ -177,6 +195,8 @@ mod python {
         m.add_function(wrap_pyfunction!(example_state, m)?)?;
         m.add_function(wrap_pyfunction!(unknown_names, m)?)?;
         m.add_function(wrap_pyfunction!(outcomes, m)?)?;
+        m.add_function(wrap_pyfunction!(features, m)?)?;
+        m.add_function(wrap_pyfunction!(feature_names, m)?)?;
         Ok(())
     }
 }

@@ -1,0 +1,224 @@
+//! A learned value of a position for the search's leaves: a logistic model over features of the
+//! engine's state, P(side one wins) = sigmoid(w · features(state)). Each feature is side one's
+//! measure less side two's (and the engine's own evaluation, already side one's lead), so the
+//! model is the same from either seat: swapping the sides turns p into 1 - p. The weights are
+//! fitted to the outcomes of played battles (studies/leaf_value.py) and shipped in
+//! static/models/native-value.json.
+
+use poke_engine::choices::MoveCategory;
+use poke_engine::engine::damage_calc::type_effectiveness_modifier;
+use poke_engine::engine::evaluate::evaluate;
+use poke_engine::engine::items::Items;
+use poke_engine::engine::state::PokemonVolatileStatus;
+use poke_engine::state::{Pokemon, PokemonStatus, Side, State};
+
+/// The features' names, in order: each side's measure (`side_measures`) as a lead, then the
+/// engine's evaluation.
+pub const NAMES: [&str; 32] = [
+    "alive", "hp", "active_hp", "burned", "frozen", "asleep", "paralysed", "toxic", "poisoned", "items",
+    "attack_stage", "defense_stage", "special_attack_stage", "special_defense_stage", "speed_stage",
+    "leech_seed", "substitute", "confusion", "reflect", "light_screen", "aurora_veil", "tailwind", "safeguard",
+    "stealth_rock", "spikes", "toxic_spikes", "sticky_web", "used_tera", "faster", "best_hit", "can_ko",
+    "engine_eval",
+];
+const PER_SIDE: usize = NAMES.len() - 1;
+
+/// The model's weights, checked against the features' count.
+#[derive(Clone, Debug)]
+pub struct LeafModel {
+    weights: Vec<f32>,
+}
+
+impl LeafModel {
+    pub fn new(weights: Vec<f32>) -> Result<LeafModel, String> {
+        if weights.len() != NAMES.len() {
+            return Err(format!("{} leaf weights for the value's {} features ({})", weights.len(), NAMES.len(),
+                               NAMES.join(", ")));
+        }
+        if let Some(w) = weights.iter().find(|w| !w.is_finite()) {
+            return Err(format!("a leaf weight is {w}"));
+        }
+        Ok(LeafModel { weights })
+    }
+
+    /// P(side one wins) from `state`, by the model.
+    pub fn value(&self, state: &State) -> f32 {
+        1.0 / (1.0 + (-self.logit(state)).exp())
+    }
+
+    /// The model's log-odds of side one winning from `state`.
+    pub fn logit(&self, state: &State) -> f32 {
+        features(state).iter().zip(&self.weights).map(|(x, w)| x * w).sum()
+    }
+}
+
+/// The features of `state` (NAMES' order), side one's lead in each.
+pub fn features(state: &State) -> Vec<f32> {
+    let one = side_measures(state, &state.side_one, &state.side_two);
+    let two = side_measures(state, &state.side_two, &state.side_one);
+    let mut out: Vec<f32> = one.iter().zip(&two).map(|(a, b)| a - b).collect();
+    out.push(evaluate(state) / 100.0);
+    out
+}
+
+/// A stat stage as a multiplier's logarithm in quarters: +6 (x4) is 1, -6 is -1.
+fn stage(boost: i8) -> f32 {
+    let b = boost.clamp(-6, 6) as f32;
+    let multiplier = if b >= 0.0 { (2.0 + b) / 2.0 } else { 2.0 / (2.0 - b) };
+    multiplier.ln() / 4f32.ln()
+}
+
+fn stage_multiplier(boost: i8) -> f32 {
+    let b = boost.clamp(-6, 6) as f32;
+    if b >= 0.0 { (2.0 + b) / 2.0 } else { 2.0 / (2.0 - b) }
+}
+
+/// What `me` has, measured against `foe` where a measure is about the two actives.
+fn side_measures(state: &State, me: &Side, foe: &Side) -> [f32; PER_SIDE] {
+    let mut m = [0.0f32; PER_SIDE];
+    let active = me.get_active_immutable();
+    let mut grounded_exposed = 0.0;
+    let mut exposed = 0.0;
+    for p in me.pokemon.into_iter().filter(|p| p.hp > 0) {
+        m[0] += 1.0 / 6.0;
+        m[1] += p.hp as f32 / p.maxhp.max(1) as f32 / 6.0;
+        let status = match p.status {
+            PokemonStatus::BURN => Some(3),
+            PokemonStatus::FREEZE => Some(4),
+            PokemonStatus::SLEEP => Some(5),
+            PokemonStatus::PARALYZE => Some(6),
+            PokemonStatus::TOXIC => Some(7),
+            PokemonStatus::POISON => Some(8),
+            PokemonStatus::NONE => None,
+        };
+        if let Some(k) = status {
+            m[k] += 1.0 / 6.0;
+        }
+        if p.item != Items::NONE {
+            m[9] += 1.0 / 6.0;
+        }
+        if p.item != Items::HEAVYDUTYBOOTS {
+            exposed += 1.0 / 6.0;
+            if p.is_grounded() {
+                grounded_exposed += 1.0 / 6.0;
+            }
+        }
+        if p.terastallized {
+            m[27] = 1.0;
+        }
+    }
+    if active.hp > 0 {
+        m[2] = active.hp as f32 / active.maxhp.max(1) as f32;
+        m[10] = stage(me.attack_boost);
+        m[11] = stage(me.defense_boost);
+        m[12] = stage(me.special_attack_boost);
+        m[13] = stage(me.special_defense_boost);
+        m[14] = stage(me.speed_boost);
+        let has = |v: PokemonVolatileStatus| if me.volatile_statuses.contains(&v) { 1.0 } else { 0.0 };
+        m[15] = has(PokemonVolatileStatus::LEECHSEED);
+        m[16] = has(PokemonVolatileStatus::SUBSTITUTE);
+        m[17] = has(PokemonVolatileStatus::CONFUSION);
+    }
+    let sc = &me.side_conditions;
+    let on = |turns: i8| if turns > 0 { 1.0 } else { 0.0 };
+    m[18] = on(sc.reflect);
+    m[19] = on(sc.light_screen);
+    m[20] = on(sc.aurora_veil);
+    m[21] = on(sc.tailwind);
+    m[22] = on(sc.safeguard);
+    m[23] = on(sc.stealth_rock) * exposed;
+    m[24] = sc.spikes as f32 / 3.0 * grounded_exposed;
+    m[25] = sc.toxic_spikes as f32 / 2.0 * grounded_exposed;
+    m[26] = on(sc.sticky_web) * grounded_exposed;
+    let theirs = foe.get_active_immutable();
+    if active.hp > 0 && theirs.hp > 0 {
+        let (mine, other) = (speed(active, me), speed(theirs, foe));
+        let faster = if state.trick_room.active { mine < other } else { mine > other };
+        m[28] = if mine == other { 0.5 } else if faster { 1.0 } else { 0.0 };
+        let hit = best_hit(active, me, theirs, foe);
+        m[29] = (hit / theirs.hp.max(1) as f32).min(1.0);
+        m[30] = if hit >= theirs.hp as f32 { 1.0 } else { 0.0 };
+    }
+    m
+}
+
+/// The active's speed with its stage, paralysis and Tailwind.
+fn speed(p: &Pokemon, side: &Side) -> f32 {
+    let mut s = p.speed as f32 * stage_multiplier(side.speed_boost);
+    if p.status == PokemonStatus::PARALYZE {
+        s *= 0.5;
+    }
+    if side.side_conditions.tailwind > 0 {
+        s *= 2.0;
+    }
+    s
+}
+
+/// A rough estimate of the most damage `p`'s moves deal `target` (the damage formula's core with
+/// stages, STAB, type and burn; no items, abilities, weather or rolls): a feature, not a calc.
+fn best_hit(p: &Pokemon, side: &Side, target: &Pokemon, target_side: &Side) -> f32 {
+    let mut best = 0.0f32;
+    for mv in p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0) {
+        let c = &mv.choice;
+        let (attack, defense) = match c.category {
+            MoveCategory::Physical => {
+                let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
+                (p.attack as f32 * stage_multiplier(side.attack_boost) * burn,
+                 target.defense as f32 * stage_multiplier(target_side.defense_boost))
+            }
+            MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(side.special_attack_boost),
+                                      target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
+            _ => continue,
+        };
+        if c.base_power <= 0.0 {
+            continue;
+        }
+        let stab = if p.has_type(&c.move_type) { 1.5 } else { 1.0 };
+        let base = (2.0 * p.level as f32 / 5.0 + 2.0) * c.base_power * attack / defense.max(1.0) / 50.0 + 2.0;
+        best = best.max(base * stab * type_effectiveness_modifier(&c.move_type, target));
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::example::example_state;
+
+    fn swapped(state: &State) -> State {
+        let mut s = state.clone();
+        std::mem::swap(&mut s.side_one, &mut s.side_two);
+        s
+    }
+
+    #[test]
+    fn the_features_turn_with_the_sides() {
+        let mut state = example_state();
+        state.side_one.get_active().hp /= 3;
+        state.side_two.attack_boost = 2;
+        let (a, b) = (features(&state), features(&swapped(&state)));
+        assert_eq!(a.len(), NAMES.len());
+        for (k, (x, y)) in a.iter().zip(&b).enumerate() {
+            assert!((x + y).abs() < 1e-5, "{} is {x} one way and {y} the other", NAMES[k]);
+        }
+        assert!(a[2] < 0.0 && a[10] < 0.0, "side one's weaker active and side two's stage are side two's lead");
+    }
+
+    #[test]
+    fn a_model_values_a_lead_above_an_even_position() {
+        let mut weights = vec![0.0; NAMES.len()];
+        weights[1] = 4.0;
+        let model = LeafModel::new(weights).unwrap();
+        let even = example_state();
+        let mut ahead = even.clone();
+        ahead.side_two.get_active().hp /= 4;
+        assert!(model.value(&ahead) > model.value(&even));
+        assert!((model.value(&ahead) + model.value(&swapped(&ahead)) - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn weights_of_the_wrong_count_are_named() {
+        let err = LeafModel::new(vec![1.0; 3]).unwrap_err();
+        assert!(err.contains("3 leaf weights") && err.contains("alive"), "{err}");
+    }
+}
