@@ -2,8 +2,8 @@
 player can see (the foe's sets and unseen Pokemon, as for the search on Showdown's simulator),
 each written as an engine state (js/src/enginestate.js), and the native search (search-rs/) runs
 on every world, the worlds side by side in threads (the search releases the GIL). Our prior at
-each world's root is the policy's probabilities over the options the engine lists (`mcts` has
-no policy, and no prior); the action played is the one most visited over all worlds, the
+each world's root is the policy's probabilities over the options the engine lists (uniform for
+`mcts`, which has no policy); the action played is the one most visited over all worlds, the
 policy's preference breaking ties. Where no world can be drawn (doubles, team preview) or a
 search fails, the policy decides alone (`mcts`: the first legal action).
 
@@ -34,8 +34,8 @@ class NativeConfig:
     worlds: int = 2
     """Worlds drawn from what the player cannot see, searched side by side."""
     exploration: float = 1.5
-    """PUCT's exploration constant, where the policy's prior guides (our side at the root; the
-    rest of the tree, and all of `mcts`'s, chooses by UCB1)."""
+    """PUCT's exploration constant, for our side at the root (where the policy's prior guides;
+    `mcts`'s is uniform); the rest of the tree chooses by UCB1."""
     search: str = "ours"
     """Whose search: "ours" (search-rs/) or "poke-engine" (poke-engine's own MCTS: UCB1, no
     prior, its evaluation, not seeded; a reference for `mcts`, which has no prior either)."""
@@ -117,10 +117,10 @@ class NativeSearch:
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
             self.iterations += r["iterations"]
             return [(names[o], n) for o, n in zip(options, r["s1_visits"]) if o in names]
-        prior = None
-        if p is not None:   # an option we cannot name as one of our actions gets a prior of 1
-            options, _ = self.module.options(state)
-            prior = [float(p[names[o]]) if o in names else 1.0 for o in options]
+        options, _ = self.module.options(state)
+        # the policy's probabilities (`mcts`: uniform); an option we cannot name as one of our
+        # actions gets a prior of 1
+        prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
         r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                priors=prior, leaf=self.leaf)
         self.iterations += r["iterations"]
@@ -155,9 +155,9 @@ class NativeSearchPlayer(GuidedPlayer):
 
 
 class MctsPlayer(Player):
-    """The native search without a network: no prior (UCB1 at every node), the engine's
-    evaluation at the leaves unless told otherwise; the baseline that shows what the network
-    adds to `native:MODEL`."""
+    """The native search without a network: a uniform prior at the root (PUCT there, UCB1
+    below, as `native:MODEL` with its policy's prior), the engine's evaluation at the leaves
+    unless told otherwise; the baseline that shows what the network adds to `native:MODEL`."""
 
     def __init__(self, config: NativeConfig | None = None, seed: int | None = None):
         self.config = config or NativeConfig()

@@ -91,6 +91,24 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual(sum(r["s1"]["visits"]), 300)
             self.assertGreater(len(r["s1"]["options"]), 0)
 
+    def test_the_leaf_values_positions_come_from_whole_battles(self):
+        """engineGames (studies/leaf_value.py's data): battles of a scripted player against
+        itself, each with its first position and its winner; every position a state the engine
+        reads whole, with a finite feature of each name."""
+        out = checks_context().checks("engineGames", {"format": "gen9randombattle", "battles": 4, "seed": [3, 4, 5, 6],
+                                                      "player": "heuristic", "explore": 0.2})
+        firsts = [b["first"] for b in out["battles"]]
+        self.assertEqual(firsts, sorted(set(firsts)))
+        self.assertEqual(firsts[0], 0)
+        self.assertLess(firsts[-1], len(out["states"]))
+        self.assertTrue(all(b["p1won"] in (True, False, None) for b in out["battles"]))
+        self.assertTrue(any(b["p1won"] is not None for b in out["battles"]))
+        for state in out["states"]:
+            self.assertEqual(self.m.unknown_names(state), [])
+            features = self.m.features(state)
+            self.assertEqual(len(features), len(self.m.feature_names()))
+            self.assertTrue(all(abs(x) < 1e3 for x in features), features)
+
     def test_unknown_names_are_named(self):
         state = self.state.replace("EARTHQUAKE", "EARTHQUAKEX", 1)
         self.assertEqual(self.m.unknown_names(self.state), [])

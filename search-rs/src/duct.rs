@@ -1,8 +1,9 @@
 //! The search: Monte Carlo tree search on one poke-engine state in which both sides choose at
 //! once at every node (decoupled: each side picks by its own statistics, and the joint choice is
-//! played): by PUCT where a policy's prior guides the side (side one at the root), by UCB1
-//! elsewhere (with uniform priors PUCT hardly explores: a search without a network lost 0.05
-//! against `heuristic` by it), with chance taken from the engine's instruction branches (each
+//! played): side one at the root by PUCT over the prior it is given (a policy's, or uniform),
+//! every other side and node by UCB1 (with uniform priors PUCT hardly explores: PUCT everywhere
+//! cost a search without a network 0.05 against `heuristic`, docs/lab/native-search.md), with
+//! chance taken from the engine's instruction branches (each
 //! outcome of a joint choice drawn in proportion to its percentage). One state is mutated along
 //! a visit by the outcomes' instruction lists and put back by reversing them: nothing is copied.
 //! A new node is valued by the engine's evaluation relative to the root's, squashed to [0, 1],
