@@ -63,11 +63,10 @@ pub fn features(state: &State) -> Vec<f32> {
 
 /// A stat stage as a multiplier's logarithm in quarters: +6 (x4) is 1, -6 is -1.
 fn stage(boost: i8) -> f32 {
-    let b = boost.clamp(-6, 6) as f32;
-    let multiplier = if b >= 0.0 { (2.0 + b) / 2.0 } else { 2.0 / (2.0 - b) };
-    multiplier.ln() / 4f32.ln()
+    stage_multiplier(boost).ln() / 4f32.ln()
 }
 
+/// A stat stage's multiplier: +1 is x1.5, -1 is x2/3.
 fn stage_multiplier(boost: i8) -> f32 {
     let b = boost.clamp(-6, 6) as f32;
     if b >= 0.0 { (2.0 + b) / 2.0 } else { 2.0 / (2.0 - b) }
