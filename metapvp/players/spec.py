@@ -3,7 +3,8 @@
   random | first | maxdamage | heuristic   a built-in baseline
   mcts | mcts(iterations=N,worlds=W)        the native search (search-rs/, on poke-engine) with
                                             no network: gen 9 singles (metapvp.players.native);
-                                            leaf=learned values its leaves by the learned value
+                                            leaf=learned values its leaves by the learned value,
+                                            search=poke-engine runs poke-engine's own MCTS
   native:MODEL | native(iterations=N,worlds=W):MODEL
                                             the model guiding the native search (10,000
                                             iterations in each of 2 worlds unless told)
