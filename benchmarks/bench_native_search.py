@@ -1,7 +1,8 @@
 """Benchmarks the native search (search-rs/, metapvp.engine.native) on poke-engine states written
 from battles (js/src/enginestate.js: worlds drawn from p1's view at its decisions in random gen 9
-battles, as the native players search them): its iterations a second beside poke-engine's own
-MCTS on the same states (each given the same milliseconds, one after the other, one core), and
+battles, as the native players search them): its iterations a second (with the engine's
+evaluation and with the learned leaf value) beside poke-engine's own MCTS on the same states
+(each given the same milliseconds, one after the other, one core), and
 the time a decision takes at several iteration budgets (median and 99th percentile over the
 states, one search each).
 
@@ -14,7 +15,7 @@ import time
 
 import numpy as np
 
-from metapvp.engine.native import native
+from metapvp.engine.native import leaf_weights, native
 from metapvp.engine.v8 import checks_context
 
 
@@ -23,6 +24,10 @@ def battle_states(count: int) -> list[str]:
     drawn = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
                                                      "seed": [3, 1, 4, 1], "max": 400})["drawn"]
     return [drawn[i] for i in np.linspace(0, len(drawn) - 1, count).astype(int)]
+
+
+def uniform(state: str) -> list[float]:
+    return [1.0] * len(native().options(state)[0])
 
 
 def main(argv=None):
@@ -34,27 +39,36 @@ def main(argv=None):
     args = ap.parse_args(argv)
     m = native()
     states = [m.example_state()] * args.states if args.example else battle_states(args.states)
-    ours = theirs = 0
-    spent_ours = spent_theirs = 0.0
-    for i, state in enumerate(states):
-        start = time.perf_counter()
-        ours += m.search(state, ms=args.ms, seed=i)["iterations"]
-        spent_ours += time.perf_counter() - start
-        start = time.perf_counter()
-        theirs += m.engine_mcts(state, ms=args.ms)["iterations"]
-        spent_theirs += time.perf_counter() - start
+    leaf = leaf_weights()
+    runs = {   # each as the players run it: a prior at our root (uniform here, as mcts gives)
+        "ours": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state))["iterations"],
+        "ours, learned leaves": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state),
+                                                         leaf=leaf)["iterations"],
+        "theirs": lambda state, i: m.engine_mcts(state, ms=args.ms)["iterations"],
+    }
+    rate = {}
+    for name, run in runs.items():
+        done, spent = 0, 0.0
+        for i, state in enumerate(states):
+            start = time.perf_counter()
+            done += run(state, i)
+            spent += time.perf_counter() - start
+        rate[name] = done / spent
     where = "the example state" if args.example else "states from battles"
     print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search:")
-    print(f"  metapvp search (decoupled PUCT, priors)   {ours / spent_ours:>10,.0f}")
-    print(f"  poke-engine's own MCTS (UCB1, no prior)   {theirs / spent_theirs:>10,.0f}")
-    print(f"  ratio                                     {ours / spent_ours / (theirs / spent_theirs):>10.2f}")
+    print(f"  metapvp search (PUCT at our root, UCB1 elsewhere)   {rate['ours']:>10,.0f}")
+    print(f"  the same, the learned leaf value                    {rate['ours, learned leaves']:>10,.0f}")
+    print(f"  poke-engine's own MCTS (UCB1, no prior)             {rate['theirs']:>10,.0f}")
+    print(f"  ratio, ours to poke-engine's                        {rate['ours'] / rate['theirs']:>10.2f}")
+    learned = rate["ours, learned leaves"] / rate["theirs"]
+    print(f"  ratio, ours with learned leaves to poke-engine's    {learned:>10.2f}")
     print("\ndecision time (one world, one core), a search of each state a budget:")
     print(f"  {'iterations':>10} {'median ms':>10} {'p99 ms':>8}")
     for budget in [int(b) for b in args.budgets.split(",")]:
         times = []
         for seed, state in enumerate(states):
             start = time.perf_counter()
-            m.search(state, iterations=budget, seed=seed)
+            m.search(state, iterations=budget, seed=seed, priors=uniform(state))
             times.append((time.perf_counter() - start) * 1000)
         print(f"  {budget:>10} {np.median(times):>10.1f} {np.percentile(times, 99):>8.1f}")
 
