@@ -146,7 +146,11 @@ class NativeSearchTest(unittest.TestCase):
                 make_player(f"mcts(leaf={bad})")
         with self.assertRaisesRegex(SpecError, "leaf is engine, learned or a .json file"):
             make_player("mcts(leaf=deep)")
-        self.assertEqual(make_player("mcts(leaf=learned)").search.leaf, weights)
+        learned_player = make_player("mcts(iterations=1500,leaf=learned)")
+        self.assertEqual(learned_player.search.leaf, weights)
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        self.assertNotEqual(learned_player.search._search(self.state, names, None, 4),
+                            make_player("mcts(iterations=1500)").search._search(self.state, names, None, 4))
 
     def test_the_bridge_is_true_on_the_gen9_golden_battles(self):
         """The recorded gen 9 battles (random and with set teams) replayed: at each round, from the
