@@ -112,19 +112,19 @@ class NativeSearch:
         """(action, visits) of one world's search; the engine's options it cannot name as one of
         our actions (none, as the bridge writes them) are left out."""
         c = self.config
+        options, _ = self.module.options(state)   # side one's, in the order both searches report
         if c.search == "poke-engine":
-            options, _ = self.module.options(state)
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
-            self.iterations += r["iterations"]
-            return [(names[o], n) for o, n in zip(options, r["s1_visits"]) if o in names]
-        options, _ = self.module.options(state)
-        # the policy's probabilities (`mcts`: uniform); an option we cannot name as one of our
-        # actions gets a prior of 1
-        prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
-        r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                               priors=prior, leaf=self.leaf)
-        self.iterations += r["iterations"]
-        return [(names[o], n) for o, n in zip(r["s1"]["options"], r["s1"]["visits"]) if o in names]
+            iterations, visits = r["iterations"], r["s1_visits"]
+        else:
+            # the policy's probabilities (`mcts`: uniform); an option we cannot name as one of our
+            # actions gets a prior of 1
+            prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
+            r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
+                                   priors=prior, leaf=self.leaf)
+            iterations, visits = r["iterations"], r["s1"]["visits"]
+        self.iterations += iterations
+        return [(names[o], n) for o, n in zip(options, visits) if o in names]
 
 
 def played(visits: np.ndarray, mask: np.ndarray, prefer: np.ndarray) -> int:

@@ -72,7 +72,6 @@ struct Node {
     visits: u32,
     total: f32, // side one's values, summed
     arms: Option<[Vec<Arm>; 2]>,
-    guided: [bool; 2], // whether a side's priors are a policy's (PUCT) or uniform (UCB1)
     children: HashMap<(u16, u16), Vec<Outcome>>,
 }
 
@@ -92,10 +91,10 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
     };
     let p2 = ones(s2.len());
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
-    root.guided = [root_priors.is_some(), false];
     let mut nodes = vec![root];
     let root_eval = evaluate(state);
     let leaf = Leaf { root_eval, model: settings.leaf.as_ref() };
+    let rules = Rules { leaf: &leaf, exploration: settings.exploration, root_guided: root_priors.is_some() };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -107,7 +106,7 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
         } else if iterations % 16 == 0 && started.elapsed().as_millis() as u64 >= settings.ms {
             break;
         }
-        visit(&mut nodes, state, &leaf, settings.exploration, &mut rng);
+        visit(&mut nodes, state, &rules, &mut rng);
         iterations += 1;
     }
     let root = &nodes[0];
@@ -133,12 +132,12 @@ fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
     choices.into_iter().zip(priors).map(|(choice, &prior)| Arm { choice, prior, visits: 0, total: 0.0 }).collect()
 }
 
-/// Side `k`'s pick at `node`: by PUCT where its priors are a policy's (its mean value, plus
-/// exploration in proportion to its prior; an arm never tried counts the node's mean), else by
-/// UCB1 (every arm tried once, then its mean plus sqrt(2 ln N / n)).
-fn pick(node: &Node, k: usize, c: f32) -> usize {
+/// Side `k`'s pick at `node`: by PUCT where `guided` (its mean value, plus exploration `c` in
+/// proportion to its prior; an arm never tried counts the node's mean), else by UCB1 (every arm
+/// tried once, then its mean plus sqrt(2 ln N / n)).
+fn pick(node: &Node, k: usize, guided: bool, c: f32) -> usize {
     let arms = &node.arms.as_ref().unwrap()[k];
-    if !node.guided[k] {
+    if !guided {
         return ucb1(arms, node.visits);
     }
     let mean = if node.visits > 0 {
@@ -194,6 +193,14 @@ fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
     outcomes.len() - 1
 }
 
+/// How a visit goes: new nodes valued by `leaf`; side one at the root by PUCT over its prior
+/// where `root_guided` (with `exploration`), every other pick by UCB1.
+struct Rules<'a> {
+    leaf: &'a Leaf<'a>,
+    exploration: f32,
+    root_guided: bool,
+}
+
 /// How new nodes are valued: the learned model where there is one, else the engine's
 /// evaluation less the root's.
 struct Leaf<'a> {
@@ -218,7 +225,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
 
 /// One visit: from the root down, both sides picking, to a new node (expanded here) or the
 /// battle's end; its value backed up along the path, and the state put back as it was.
-fn visit(nodes: &mut Vec<Node>, state: &mut State, leaf: &Leaf, c: f32, rng: &mut StdRng) {
+fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdRng) {
     let mut path: Vec<(usize, usize, usize, usize)> = Vec::new(); // (node, side one's arm, side two's, outcome)
     let mut at = 0usize;
     while path.len() < MAX_DEPTH {
@@ -230,7 +237,8 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, leaf: &Leaf, c: f32, rng: &mu
             let (u1, u2) = (vec![1.0 / s1.len().max(1) as f32; s1.len()], vec![1.0 / s2.len().max(1) as f32; s2.len()]);
             nodes[at].arms = Some([arms(s1, &u1), arms(s2, &u2)]);
         }
-        let (i, j) = (pick(&nodes[at], 0, c), pick(&nodes[at], 1, c));
+        let c = rules.exploration;
+        let (i, j) = (pick(&nodes[at], 0, at == 0 && rules.root_guided, c), pick(&nodes[at], 1, false, c));
         let key = (i as u16, j as u16);
         let expanded = nodes[at].children.contains_key(&key);
         if !expanded {
@@ -261,7 +269,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, leaf: &Leaf, c: f32, rng: &mu
             break;
         }
     }
-    let v = value(state, leaf);
+    let v = value(state, rules.leaf);
     nodes[at].visits += 1;
     nodes[at].total += v;
     for &(n, i, j, o) in path.iter().rev() {
