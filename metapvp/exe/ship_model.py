@@ -11,8 +11,11 @@ shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for l
 search prefix such as search64x2h4q16p1: before it for the search), e.g.
     ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
 --search PREFIX writes the search `agent` plays into the shipped model's metadata (e.g.
---search search64x2h4q16p1, or search(visits=128)); --card-only rewrites the card alone (the
-model and curve already shipped).
+--search search64x2h4q16p1, or search(visits=128); a native prefix such as
+native(iterations=10000,worlds=2) names the native search, the simulator's search staying as
+its fallback); --card-only rewrites the card alone (the model and curve already shipped);
+--search-only FORMAT writes --search into the shipped model alone:
+    ./rp metapvp/exe/ship_model.py --search-only gen9randombattle --search "native(iterations=10000)"
 """
 from __future__ import annotations
 
@@ -29,7 +32,18 @@ import yaml
 from metapvp.models.modelfile import update_metadata
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
-from metapvp.players.spec import LOOKAHEAD, SHIPPED_MODELS, agent_as_played, bare_agent, lookahead_settings, model_spec
+from metapvp.players.spec import (
+    LOOKAHEAD,
+    NATIVE,
+    SHIPPED_MODELS,
+    SpecError,
+    agent_as_played,
+    agent_search,
+    bare_agent,
+    lookahead_settings,
+    model_spec,
+    native_config,
+)
 
 
 def model_meta(path: Path) -> dict:
@@ -46,7 +60,7 @@ def played(r: dict) -> str:
     m = LOOKAHEAD.match(spec)
     if m:
         return m.group(0) + "agent"
-    search = SEARCH_PREFIX.match(spec) or re.match(r"search\([^()]*\):", spec)
+    search = SEARCH_PREFIX.match(spec) or re.match(r"search\([^()]*\):", spec) or NATIVE.match(spec)
     if search:
         return search.group(0) + "agent"
     if r.get("play_best_move") in ("p1", "both"):
@@ -55,6 +69,11 @@ def played(r: dict) -> str:
 
 
 def how(spec: str) -> str:
+    native = NATIVE.match(spec)
+    if native:
+        config = native_config(spec, native)
+        budget = f"{config.ms} ms" if config.ms else f"{config.iterations:,} iterations"
+        return f"native search, {budget} in each of {config.worlds} worlds"
     if spec.startswith("search"):
         try:
             config = parse_prefix(spec)[0]
@@ -104,11 +123,16 @@ def averaged_row(run: Path, meta: dict) -> list[str]:
 
 def strength_intro(fmt: str) -> list[str]:
     prefix = agent_as_played("agent", fmt).removesuffix(":agent")
+    if NATIVE.match(prefix + ":"):
+        search = ["(`metapvp/players/native.py`: both sides choosing at once on poke-engine, over worlds drawn from",
+                  "what it cannot see, the model's probabilities the prior at the root; without Rust at set-up",
+                  f"`agent` plays `{agent_search(fmt).compact()}`, the search in Showdown's simulator)"]
+    else:
+        search = ["(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
+                  "what it cannot see, its likeliest actions weighed by what the search found)"]
     return [f"head2head, seats alternating; `agent` plays the model guiding a search (`{prefix}`, from the model's",
-            "metadata)"
-            "(`metapvp/players/search.py`: both sides choosing at once in the simulator, over worlds drawn from",
-            "what it cannot see, its likeliest actions weighed by what the search found); `agent@0` takes the",
-            "model's most probable action (best move), and `agent@1` samples from its policy as in training:"]
+            "metadata)", *search[:-1], search[-1] + "; `agent@0` takes the model's most probable action (best",
+            "move), and `agent@1` samples from its policy as in training:"]
 
 
 def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
@@ -170,18 +194,48 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
     return "\n".join(lines)
 
 
+def search_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
+    """The metadata entry --search writes: {"native": ...} for a native prefix (the simulator's
+    search stays as the fallback without Rust), {"search": ...} for a search in the simulator."""
+    spec = prefix.removesuffix(":") + ":"
+    try:
+        native = NATIVE.match(spec)
+        if native:
+            return {"native": native_config(spec, native).to_dict()}
+        found = parse_prefix(spec)
+    except (SearchConfigError, SpecError) as e:
+        ap.error(f"--search {prefix!r}: {e}")
+    if not found:
+        ap.error(f"--search {prefix!r} is not a search prefix (e.g. search64x2h4q16p1 or native(iterations=10000))")
+    return {"search": found[0].to_dict()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", type=Path)
-    ap.add_argument("--model", type=Path, required=True)
-    ap.add_argument("--evals", type=Path, nargs="+", required=True)
+    ap.add_argument("run", type=Path, nargs="?", help="the training run (not needed with --search-only)")
+    ap.add_argument("--model", type=Path)
+    ap.add_argument("--evals", type=Path, nargs="+")
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
     ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
     ap.add_argument("--card", help="the card's file name in static/models/ (default: FORMAT.md)")
-    ap.add_argument("--search", help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1), "
-                                     "written into the shipped model's metadata")
+    ap.add_argument("--search", help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1, or "
+                                     "native(iterations=10000,worlds=2) for the native search), written into the "
+                                     "shipped model's metadata")
+    ap.add_argument("--search-only", metavar="FORMAT",
+                    help="write --search into the model shipped for FORMAT and nothing else (no run, no card)")
     args = ap.parse_args(argv)
+    if args.search_only:
+        if not args.search:
+            ap.error("--search-only FORMAT needs --search PREFIX")
+        path = SHIPPED_MODELS / f"{args.search_only}.zip"
+        if not path.is_file():
+            ap.error(f"--search-only {args.search_only}: no model is shipped for it (no {path})")
+        update_metadata(path, **search_entry(args.search, ap))
+        print(f"{path}: agent plays {agent_as_played('agent', args.search_only)}")
+        return 0
+    if not (args.run and args.model and args.evals):
+        ap.error("shipping a model needs RUN, --model and --evals")
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
     cfg = yaml.safe_load((args.run / "config.yml").read_text())
@@ -194,10 +248,7 @@ def main(argv=None) -> int:
         shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
         shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
     if args.search:
-        found = parse_prefix(args.search.removesuffix(":") + ":")
-        if not found:
-            ap.error(f"--search {args.search!r} is not a search prefix (search..., e.g. search64x2h4q16p1)")
-        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", search=found[0].to_dict())
+        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **search_entry(args.search, ap))
     card_path = SHIPPED_MODELS / (args.card or f"{fmt}.md")
     card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {card_path}")

@@ -11,6 +11,7 @@ Singles, gen 9 (poke-engine is built for it). Spec: `mcts` (no network), `native
 `native(iterations=N,worlds=W):MODEL` (metapvp.players.spec)."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ import numpy as np
 
 from metapvp.engine.native import LEARNED_VALUE, leaf_weights, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
+from metapvp.players.searchconfig import settings_from_dict
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +58,24 @@ class NativeConfig:
                              f"value (got search={self.search!r}, leaf={self.leaf!r})")
         if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
             raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
+
+    def to_dict(self) -> dict:
+        """The fields as plain JSON values (for a model file's metadata: the native search
+        `agent` plays, metapvp/exe/ship_model.py --search)."""
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, d: dict, where: str = "native search settings") -> NativeConfig:
+        """From to_dict()'s form; SearchConfigError names, with `where`, what is wrong."""
+        return settings_from_dict(cls, d, where)
+
+    def prefix(self) -> str:
+        """The spec prefix that plays this setting, as results record it: every field spelt
+        out (so that a record still means the same when a default changes), the search's
+        owner only where it is not ours, e.g. native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
+        budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
+        owner = "" if self.search == "ours" else f",search={self.search}"
+        return f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}{owner})"
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -127,13 +147,27 @@ class NativeSearch:
         return [(names[o], n) for o, n in zip(options, visits) if o in names]
 
 
+class Counted:
+    """The decisions a native player searched and those whose search failed (the policy, or
+    the first legal action, decided), named as the search in the simulator names them."""
+    search: NativeSearch
+
+    @property
+    def searched(self) -> int:
+        return self.search.searched
+
+    @property
+    def failed(self) -> int:
+        return self.search.failed
+
+
 def played(visits: np.ndarray, mask: np.ndarray, prefer: np.ndarray) -> int:
     """The legal action most visited, `prefer` (the policy's probabilities) breaking ties."""
     score = np.where(mask, visits + 1e-6 * prefer, -np.inf)
     return int(score.argmax())
 
 
-class NativeSearchPlayer(GuidedPlayer):
+class NativeSearchPlayer(Counted, GuidedPlayer):
     """The policy guiding the native search (its probabilities the prior at each world's root)."""
 
     def __init__(self, policy, config: NativeConfig | None = None, seed: int | None = None):
@@ -154,7 +188,7 @@ class NativeSearchPlayer(GuidedPlayer):
         return chosen
 
 
-class MctsPlayer(Player):
+class MctsPlayer(Counted, Player):
     """The native search without a network: a uniform prior at the root (PUCT there, UCB1
     below, as `native:MODEL` with its policy's prior), the engine's evaluation at the leaves
     unless told otherwise; the baseline that shows what the network adds to `native:MODEL`."""

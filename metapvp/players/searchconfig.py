@@ -103,17 +103,7 @@ class SearchConfig:
     @classmethod
     def from_dict(cls, d: dict, where: str = "search settings") -> SearchConfig:
         """From to_dict()'s form; a field the search does not have is named, with `where`."""
-        if not isinstance(d, dict):
-            raise SearchConfigError(f"{where}: expected a mapping of search settings, got {type(d).__name__}")
-        names = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(d) - names)
-        if unknown:
-            raise SearchConfigError(f"{where}: no search setting {', '.join(map(repr, unknown))} "
-                                    f"(settings: {', '.join(sorted(names))})")
-        try:
-            return cls(**d)
-        except SearchConfigError as e:
-            raise SearchConfigError(f"{where}: {e}") from None
+        return settings_from_dict(cls, d, where)
 
     def compact(self) -> str:
         """The compact spec prefix, as results files record it: search64x2h4q16p1 (with `s`
@@ -125,6 +115,22 @@ class SearchConfig:
         if self.scripted or self.exploration != SearchConfig.exploration:
             return keyword_prefix(self)  # the compact form has no letter for these
         return text
+
+
+def settings_from_dict(settings: type, d: dict, where: str):
+    """The dataclass `settings` made of a model file's metadata entry (its to_dict() form);
+    SearchConfigError names, with `where`, a field it does not have or a value out of range."""
+    if not isinstance(d, dict):
+        raise SearchConfigError(f"{where}: expected a mapping of search settings, got {type(d).__name__}")
+    names = {f.name for f in dataclasses.fields(settings)}
+    unknown = sorted(set(d) - names)
+    if unknown:
+        raise SearchConfigError(f"{where}: no search setting {', '.join(map(repr, unknown))} "
+                                f"(settings: {', '.join(sorted(names))})")
+    try:
+        return settings(**d)
+    except ValueError as e:
+        raise SearchConfigError(f"{where}: {e}") from None
 
 
 def keyword_prefix(config: SearchConfig) -> str:

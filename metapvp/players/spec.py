@@ -11,8 +11,10 @@
   agent | agent:FORMAT                      the trained model shipped for the format played
                                             (or FORMAT): static/models/FORMAT.zip, guiding a
                                             search at the setting its metadata names
-                                            (search64x2h4q16p1:agent in singles,
-                                            search64x2h8q16p1s:agent in doubles); agent@0
+                                            (in gen 9 singles the native search,
+                                            falling back to search64x2h4q16p1:agent
+                                            where it is not built; in doubles
+                                            search64x2h8q16p1s:agent); agent@0
                                             takes its most probable action, agent@1 samples
   module.Class:path/to/weights              Class(path) from an importable module (trained policies)
   ,module.factory                           factory() from an importable module
@@ -47,9 +49,11 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import re
 from pathlib import Path
 
+from metapvp.engine.native import available as native_available
 from metapvp.models.modelfile import ModelError, read_metadata
 from metapvp.players.base import Player
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
@@ -59,6 +63,8 @@ from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import SearchPlayer
 from metapvp.players.searchconfig import SearchConfig, SearchConfigError, keyword_fields, parse_prefix
+
+log = logging.getLogger(__name__)
 
 BUILTIN = {
     "random": lambda seed: RandomPlayer(seed),
@@ -70,29 +76,68 @@ BUILTIN = {
 
 
 SHIPPED_MODELS = Path(__file__).resolve().parents[2] / "static" / "models"
-# `agent` is the shipped model as its metadata says it plays at its strongest as measured: its
-# "search" entry (SearchConfig.to_dict()), written by metapvp/exe/ship_model.py --search. In
-# singles that is a search of 64 visits (docs/agent.md), in doubles one of 64 visits over its
-# eight likeliest pairs with the scripted players' picks among them (docs/doubles.md). A model
-# whose metadata names no search plays SearchConfig's defaults. In an ensemble (agent+MODEL),
-# `agent` plays at its most probable action.
+# `agent` is the shipped model as its metadata says it plays at its strongest as measured,
+# written by metapvp/exe/ship_model.py --search: its "native" entry (NativeConfig.to_dict(), the
+# native search on poke-engine; gen 9 singles, docs/agent.md) where the native search is built,
+# else its "search" entry (SearchConfig.to_dict(), the search in Showdown's simulator: in singles
+# 64 visits, in doubles 64 visits over its eight likeliest pairs with the scripted players' picks
+# among them, docs/doubles.md). A model whose metadata names neither plays SearchConfig's
+# defaults. In an ensemble (agent+MODEL), `agent` plays at its most probable action.
 AGENT_TEMPERATURE = 0.0
+_told_no_native: set[str] = set()
 
 
-def agent_search(fmt: str) -> SearchConfig:
-    """The search the model shipped for `fmt` plays as `agent` (its metadata's "search")."""
+def _agent_metadata(fmt: str) -> tuple[Path, dict]:
     path = shipped_model(fmt)
     try:
-        entry = read_metadata(path).get("search")
-        return SearchConfig() if entry is None else SearchConfig.from_dict(entry, f"{path}: metadata 'search'")
-    except (ModelError, SearchConfigError) as e:
+        return path, read_metadata(path)
+    except ModelError as e:
         raise SpecError(f"player 'agent': {e}") from None
 
 
+def agent_search(fmt: str) -> SearchConfig:
+    """The search in Showdown's simulator the model shipped for `fmt` plays as `agent` where it
+    has no native setting or the native search is not built (its metadata's "search")."""
+    path, meta = _agent_metadata(fmt)
+    try:
+        entry = meta.get("search")
+        return SearchConfig() if entry is None else SearchConfig.from_dict(entry, f"{path}: metadata 'search'")
+    except SearchConfigError as e:
+        raise SpecError(f"player 'agent': {e}") from None
+
+
+def agent_native(fmt: str) -> NativeConfig | None:
+    """The native search the model shipped for `fmt` plays as `agent` (its metadata's "native"),
+    None where it names none (other formats keep the search in the simulator)."""
+    path, meta = _agent_metadata(fmt)
+    entry = meta.get("native")
+    try:
+        return None if entry is None else NativeConfig.from_dict(entry, f"{path}: metadata 'native'")
+    except SearchConfigError as e:
+        raise SpecError(f"player 'agent': {e}") from None
+
+
+def agent_prefix(fmt: str) -> str:
+    """The spec prefix `agent` plays in `fmt`: its native setting where the native search is
+    built, else its search in the simulator, said once where that stands in for the native one."""
+    native = agent_native(fmt)
+    fallback = agent_search(fmt).compact()
+    if native is None:
+        return fallback
+    if native_available():
+        return native.prefix()
+    if fmt not in _told_no_native:
+        _told_no_native.add(fmt)
+        log.warning("agent in %s: the native search (search-rs/, on poke-engine) is not built here, so agent "
+                    "plays %s:agent, the search in Showdown's simulator, instead of %s:agent. To get it: install "
+                    "Rust (rustup, so that cargo is on the PATH) and run ./rp again", fmt, fallback, native.prefix())
+    return fallback
+
+
 def agent_as_played(spec: str, fmt: str) -> str:
-    """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT): its model's search
-    setting (agent_search) in the compact form, e.g. search64x2h4q16p1:agent."""
-    return f"{agent_search(spec.partition(':')[2] or fmt).compact()}:{spec}"
+    """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT), e.g.
+    native(iterations=10000,worlds=2,exploration=1.5,leaf=engine):agent or search64x2h4q16p1:agent."""
+    return f"{agent_prefix(spec.partition(':')[2] or fmt)}:{spec}"
 
 
 def as_played(spec: str, fmt: str) -> str:
@@ -143,7 +188,7 @@ def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle
     mcts = MCTS.match(spec)
     if mcts:
         try:
-            return MctsPlayer(_native_config(spec, mcts), seed=seed)
+            return MctsPlayer(native_config(spec, mcts), seed=seed)
         except ValueError as e:   # a leaf value file that cannot be read
             raise SpecError(f"player {spec!r}: {e}") from None
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
@@ -234,7 +279,7 @@ NATIVE = re.compile(r"native(?:\((?P<fields>[^()]*)\))?:")
 MCTS = re.compile(r"mcts\((?P<fields>[^()]*)\)$")
 
 
-def _native_config(spec: str, m: re.Match) -> NativeConfig:
+def native_config(spec: str, m: re.Match) -> NativeConfig:
     """The native search's settings a spec names in its parentheses (iterations=N,ms=M,
     worlds=W,exploration=C), its defaults for the others."""
     try:
@@ -252,7 +297,7 @@ def _native_config(spec: str, m: re.Match) -> NativeConfig:
 def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
     """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
     the native search (metapvp.players.native)."""
-    config = _native_config(spec, m)
+    config = native_config(spec, m)
     models, _ = model_spec(spec[m.end():], fmt)
     if not models:
         raise SpecError(f"player {spec!r}: native needs a model after {m.group(0)!r} (agent, a model file)")

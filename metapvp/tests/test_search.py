@@ -231,11 +231,13 @@ class SearchPlayerTest(unittest.TestCase):
             SearchConfig.from_dict({"nodes": 64}, "model.zip")
 
     def test_agents_setting_comes_from_its_model_file(self):
-        """`agent`'s search is the shipped model's metadata, as it was measured: 64 visits halved
-        over 4 in singles; over 8 with the scripted players' picks in doubles."""
+        """`agent`'s search in the simulator is the shipped model's metadata, as it was measured:
+        64 visits halved over 4 in singles (where the native search is not built); over 8 with
+        the scripted players' picks in doubles."""
         self.assertEqual(agent_search("gen9randombattle").compact(), "search64x2h4q16p1")
         self.assertEqual(agent_search("gen9randomdoublesbattle").compact(), "search64x2h8q16p1s")
-        self.assertEqual(make_player("agent").config, SearchConfig())
+        self.assertEqual(make_player("agent", fmt="gen9randomdoublesbattle").config,
+                         SearchConfig(halve=8, scripted=SCRIPTED_PLAYERS))
 
     def test_the_action_played(self):
         v8 = checks_context()

@@ -1,15 +1,25 @@
 """The model shipped in static/models/, by its player name `agent`."""
+import argparse
+import contextlib
+import io
 import subprocess
 import sys
 import unittest
 
 from metapvp import ROOT
 from metapvp.arena import play
+from metapvp.engine.native import available
 from metapvp.players import SpecError, make_player
+from metapvp.players.native import NativeConfig, NativeSearchPlayer
 from metapvp.players.search import SearchPlayer
 from metapvp.players.searchconfig import SCRIPTED_PLAYERS, SearchConfig
 from metapvp.players.spec import SHIPPED_MODELS, as_played
 from metapvp.tests import test_serve_api  # (its class by module, so that it is not collected twice)
+
+# `agent` in gen 9 singles as the model file's metadata names it: the native search (docs/agent.md),
+# and the search in the simulator where that is not built
+SHIPPED_NATIVE = NativeConfig(iterations=10_000, ms=0, worlds=2, exploration=1.5, search="ours", leaf="engine")
+SHIPPED_SEARCH = SearchConfig(visits=64, ms=0, worlds=2, halve=4, weight=16.0, play_on=1, exploration=1.5, scripted=())
 
 
 class ShippedAgentTest(unittest.TestCase):
@@ -33,16 +43,34 @@ class ShippedAgentTest(unittest.TestCase):
 
     def test_agent_searches_unless_given_a_temperature(self):
         agent = make_player("agent")
-        self.assertIsInstance(agent, SearchPlayer)
-        # spelt out in the model file's metadata, whatever the search's defaults
-        self.assertEqual(agent.config, SearchConfig(visits=64, ms=0, worlds=2, halve=4, weight=16.0, play_on=1,
-                                                    exploration=1.5, scripted=()))
+        # in gen 9 singles the native search, spelt out in the model file's metadata, whatever
+        # the search's defaults (the simulator's search where it is not built: the test below)
+        self.assertIsInstance(agent, NativeSearchPlayer if available() else SearchPlayer)
+        self.assertEqual(agent.config, SHIPPED_NATIVE if available() else SHIPPED_SEARCH)
         self.assertEqual(agent.policy.temperature, 1.0)  # the search's prior is the policy as trained
         self.assertEqual(make_player("agent@0").temperature, 0.0)
         self.assertEqual(make_player("agent@1").temperature, 1.0)
         self.assertEqual(make_player("agent@0.5").temperature, 0.5)
         # a model file plays as trained
         self.assertEqual(make_player(str(SHIPPED_MODELS / "gen9randombattle.zip")).temperature, 1.0)
+
+    def test_without_the_native_search_agent_plays_the_simulators_search_and_says_so_once(self):
+        """Where the set-up had no Rust (the module metapvp_search cannot be imported), `agent`
+        in gen 9 singles plays the search in the simulator its metadata also names, and says
+        once, naming what to install; doubles, which have no native setting, say nothing."""
+        script = ("import sys; sys.modules['metapvp_search'] = None\n"
+                  "from metapvp.players import make_player\n"
+                  "from metapvp.players.spec import as_played\n"
+                  "for fmt in ('gen9randombattle', 'gen9randombattle', 'gen9randomdoublesbattle'):\n"
+                  "    print(type(make_player('agent', fmt=fmt)).__name__, as_played('agent', fmt))\n")
+        r = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertEqual(r.stdout.splitlines(), ["SearchPlayer search64x2h4q16p1:agent"] * 2
+                         + ["SearchPlayer search64x2h8q16p1s:agent"])
+        self.assertEqual(r.stderr.count("the native search (search-rs/, on poke-engine) is not built here"), 1,
+                         r.stderr)
+        self.assertIn(f"instead of {SHIPPED_NATIVE.prefix()}:agent", r.stderr)
+        self.assertIn("install Rust (rustup, so that cargo is on the PATH) and run ./rp again", r.stderr)
 
     def test_agent_in_doubles_plays_the_doubles_model_with_its_search(self):
         agent = make_player("agent", seed=1, fmt="gen9randomdoublesbattle")
@@ -60,13 +88,40 @@ class ShippedAgentTest(unittest.TestCase):
 
     def test_what_agent_played_is_spelt_out(self):
         """Results record each player as it played (as_played): a bare `agent` as its search."""
-        # as results files have recorded it since 2026-11-25 (singles) and 2026-11-26 (doubles)
-        self.assertEqual(as_played("agent", "gen9randombattle"), "search64x2h4q16p1:agent")
+        # as results files have recorded it: singles since 2026-11-28 (search64x2h4q16p1:agent
+        # from 2026-11-25), doubles since 2026-11-26
+        singles = f"{SHIPPED_NATIVE.prefix()}:agent" if available() else "search64x2h4q16p1:agent"
+        self.assertEqual(as_played("agent", "gen9randombattle"), singles)
+        if available():
+            self.assertEqual(singles, "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine):agent")
         self.assertEqual(as_played(" agent ", "gen9randomdoublesbattle"), "search64x2h8q16p1s:agent")
         self.assertEqual(as_played("agent:gen9randomdoublesbattle", "gen9randombattle"),
                          "search64x2h8q16p1s:agent:gen9randomdoublesbattle")
         for spec in ("agent@0", "lookahead2:agent", "search32:agent", "heuristic"):
             self.assertEqual(as_played(spec, "gen9randombattle"), spec)
+        # what a result records plays again as it played
+        self.assertEqual(make_player(as_played("agent", "gen9randombattle")).config, make_player("agent").config)
+
+    def test_ship_model_writes_and_reads_the_native_setting(self):
+        """ship_model.py --search names the native search in the metadata's "native" entry (the
+        simulator's search its fallback), a bad one is refused by name, and a card's row says
+        how a native agent played."""
+        from metapvp.exe.ship_model import how, played, search_entry, strength_intro
+        ap = argparse.ArgumentParser()
+        self.assertEqual(search_entry("native(iterations=3000,worlds=4)", ap),
+                         {"native": NativeConfig(iterations=3000, worlds=4).to_dict()})
+        self.assertEqual(search_entry("search64x2h4q16p1:", ap), {"search": SHIPPED_SEARCH.to_dict()})
+        for bad in ("native(depth=3)", "native(worlds=0)", "nothing"):
+            err = io.StringIO()
+            with self.subTest(bad=bad), contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
+                search_entry(bad, ap)
+            self.assertIn(f"--search {bad!r}", err.getvalue())
+        spec = played({"p1": "agent", "format": "gen9randombattle"})
+        self.assertEqual(spec, as_played("agent", "gen9randombattle"))
+        if available():
+            self.assertEqual(how(spec), "native search, 10,000 iterations in each of 2 worlds")
+            self.assertIn(f"`{SHIPPED_NATIVE.prefix()}`", " ".join(strength_intro("gen9randombattle")))
+        self.assertEqual(how("native(ms=150,worlds=4):agent"), "native search, 150 ms in each of 4 worlds")
 
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")
