@@ -96,10 +96,14 @@ class NativeSearch:
         self.pool = ThreadPoolExecutor(max_workers=config.worlds)
         self.searched = self.failed = 0
         self.iterations = 0
+        self.last: dict = {}
+        """{decision key: visits per action} of the last call's searched decisions (a teacher's
+        targets: metapvp/training/rollout.py reads them)."""
 
     def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None) -> dict[int, np.ndarray]:
         """{row: visits per action (the action table's width)} for the rows whose worlds could be
         drawn and searched; `probs`: the policy's probabilities per row (None: uniform priors)."""
+        self.last = {}
         keys = [decisions.keys[i] for i in rows]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
         found = decisions.state.engine_worlds(keys, self.config.worlds, seeds)
@@ -125,7 +129,7 @@ class NativeSearch:
                 log.warning("native search failed in %s: %s", decisions.keys[i], e)
                 continue
             self.searched += 1
-            out[i] = total
+            out[i] = self.last[decisions.keys[i]] = total
         return out
 
     def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, int]]:
@@ -149,8 +153,14 @@ class NativeSearch:
 
 class Counted:
     """The decisions a native player searched and those whose search failed (the policy, or
-    the first legal action, decided), named as the search in the simulator names them."""
+    the first legal action, decided), named as the search in the simulator names them; and
+    the visits of its last call's searches, where it teaches."""
     search: NativeSearch
+
+    @property
+    def last_visits(self) -> dict:
+        """{decision key: visits per action} of the decisions the last act() searched."""
+        return self.search.last
 
     @property
     def searched(self) -> int:

@@ -18,11 +18,13 @@ import torch
 from metapvp import ROOT
 from metapvp.contract import CONTRACTS, load
 from metapvp.engine import Simulator
+from metapvp.engine.native import available as native_available
 from metapvp.exe import integrated_rl_script
 from metapvp.models import ModelError, load_model, new_model, save_model, to_tensors
 from metapvp.players import make_player
 from metapvp.players.neural import load_player
 from metapvp.players.spec import shipped_model
+from metapvp.training import imitation
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League, matchups_for
 from metapvp.training.pool import WorkerError
@@ -389,6 +391,42 @@ class ImitationTest(unittest.TestCase):
             self.assertTrue(all(math.isfinite(float(r["losses/teacher_loss"])) for r in ppo))
             state = json.loads((Path(tmp) / "run" / "checkpoints" / "state.json").read_text())
             self.assertTrue(state["pretrained"])
+
+    @unittest.skipUnless(native_available(), "the native search is not built here (no Rust toolchain at set-up)")
+    def test_a_searching_teacher_is_imitated_by_its_visits_and_its_demonstrations_resume(self):
+        """A teacher that searches (here `mcts`, the native search) gives its visit distribution
+        as the target; the demonstrations are written chunk by chunk, and collecting more goes
+        on from the chunks there (a run stopped while collecting resumes)."""
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", [
+            "--contract", "singles-v2", "--workers", "0", "--pretrain.teacher", "mcts(iterations=200)",
+            "--pretrain.opponents", "[random]", "--pretrain.chunk", "120", "--rollout.battles_per_worker", "4"])
+        pool = WorkerPool(cfg, 0)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                store = Path(tmp) / "run" / "demonstrations"
+                first = imitation.demonstrations(pool, {**cfg["pretrain"], "decisions": 120}, 0.99, 0.95, store)
+                kept = {f.name: f.read_bytes() for f in store.iterdir()}
+                both = imitation.demonstrations(pool, {**cfg["pretrain"], "decisions": 240}, 0.99, 0.95, store)
+                self.assertGreater(len(list(store.iterdir())), len(kept))
+                for name, data in kept.items():   # kept, not collected again
+                    self.assertEqual((store / name).read_bytes(), data)
+                n = len(first["actions"])
+                self.assertGreaterEqual(len(both["actions"]), 240)
+                for k in imitation.KEPT:
+                    np.testing.assert_array_equal(both[k][:n], first[k])
+                # the targets: weights summing to 1 over distinct actions; where the search spread
+                # its visits (most decisions) more than one action, its most visited the one played
+                probs, acts = both["target_probs"], both["target_actions"]
+                np.testing.assert_allclose(probs.sum(1), 1.0, rtol=1e-5)
+                spread = (probs > 0).sum(1) > 1
+                self.assertGreater(spread.mean(), 0.5)
+                np.testing.assert_array_equal(acts[spread, 0], both["actions"][spread])
+                # a run with demonstrations and no checkpoint yet takes --resume (and goes on collecting)
+                Trainer(cfg, Path(tmp) / "run", resume=True)
+                with self.assertRaisesRegex(TrainingError, "no checkpoint"):
+                    Trainer(cfg, Path(tmp) / "elsewhere", resume=True)
+        finally:
+            pool.close()
 
     def test_bad_pretrain_settings_are_named(self):
         with self.assertRaisesRegex(ConfigError, "pretrain.holdout"):

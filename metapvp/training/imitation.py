@@ -5,6 +5,7 @@ playing the learner's seat (rollout.Matchup with a controller)."""
 from __future__ import annotations
 
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -15,26 +16,37 @@ from metapvp.models.network import PolicyNet
 from metapvp.training.ppo import take
 from metapvp.training.rollout import Matchup
 
+KEPT = ("records", "priv_records", "actions", "raw_returns", "outcomes", "target_actions", "target_probs")
+"""What a demonstration keeps of a rollout: enough to imitate the teacher and learn its outcomes."""
 
-def demonstrations(pool, pre: dict, gamma: float, lam: float) -> list:
+
+def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> dict:
     """The teacher (pre["teacher"]) playing the learner's seat against pre["opponents"] on the
     pool's workers, in chunks, until pre["decisions"] of its choices are recorded; -> the
-    rollouts. The workers' battles are reset after: the teacher's must not go on into PPO."""
+    demonstrations' arrays (KEPT). Each chunk is written to `store` as it comes (chunk-N.npz),
+    so that a run stopped here goes on with --resume from the chunks it has. The workers'
+    battles are reset after: the teacher's must not go on into PPO."""
+    store.mkdir(parents=True, exist_ok=True)
+    chunks = [dict(np.load(f)) for f in sorted(store.glob("chunk-?????.npz"))]
+    recorded = sum(len(c["actions"]) for c in chunks)
     matchups = [Matchup("teacher", "main", opp, controller=pre["teacher"]) for opp in pre["opponents"]]
-    rollouts, recorded = [], 0
-    bar = tqdm(total=pre["decisions"], unit="dec", desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
+    bar = tqdm(total=pre["decisions"], initial=min(recorded, pre["decisions"]), unit="dec",
+               desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
     while recorded < pre["decisions"]:
         chunk = min(pre["chunk"], pre["decisions"] - recorded)
         plan = {"weights": {}, "matchups": matchups, "shares": [1.0] * len(matchups),
                 "decisions": max(1, -(-chunk // pool.size)), "reward_scale": 1.0, "gamma": gamma, "lam": lam}
         got = pool.run("collect", [plan] * pool.size)
-        rollouts += got
-        new = sum(len(r.actions) for r in got)
-        recorded += new
-        bar.update(new)
+        arrays = {k: np.concatenate([getattr(r, k) for r in got]) for k in KEPT}
+        tmp = store / f"chunk-{len(chunks):05d}.tmp.npz"
+        np.savez_compressed(tmp, **arrays)
+        tmp.replace(store / f"chunk-{len(chunks):05d}.npz")   # whole or not at all
+        chunks.append(arrays)
+        recorded += len(arrays["actions"])
+        bar.update(len(arrays["actions"]))
     bar.close()
     pool.run("reset", [None] * pool.size)
-    return rollouts
+    return {k: np.concatenate([c[k] for c in chunks]) for k in KEPT}
 
 
 def fit(model: PolicyNet, train: dict, held: dict, pre: dict, generator, device, log, started: float):
@@ -65,9 +77,15 @@ def split(n: int, holdout: float, rng: np.random.Generator) -> tuple[np.ndarray,
 
 def losses(model: PolicyNet, m: dict, value_coef: float, win_coef: float) -> dict:
     """The imitation losses on one minibatch: obs, priv, actions (the teacher's), returns (value
-    targets), outcomes (1 win, 0 loss, 0.5 tie, nan unknown)."""
+    targets), outcomes (1 win, 0 loss, 0.5 tie, nan unknown), and where given target_actions with
+    target_probs (rollout.imitation_target: a searching teacher's visit distribution), which the
+    policy's cross-entropy is taken against instead of the action alone."""
     logits, value, win = model(m["obs"], m["priv"])
-    ce = F.cross_entropy(logits, m["actions"])
+    if "target_actions" in m:
+        logp = torch.log_softmax(logits, -1).gather(1, m["target_actions"].clamp(min=0))
+        ce = -(m["target_probs"] * logp).sum(-1).mean()
+    else:
+        ce = F.cross_entropy(logits, m["actions"])
     v_loss = 0.5 * ((value - m["returns"]) ** 2).mean()
     known = ~torch.isnan(m["outcomes"])
     win_loss = (F.binary_cross_entropy_with_logits(win[known], m["outcomes"][known])

@@ -25,6 +25,9 @@ from metapvp.training.ppo import gae
 from metapvp.training.rewards import outcome_reward, score, shaped_reward, shaping_features
 
 LEARNERS = ("main", "exploiter")
+TARGET_WIDTH = 16
+"""Actions a decision's imitation target spreads over (a search teacher's visit distribution,
+its most visited first): more than a singles decision has legal actions."""
 
 
 @dataclass
@@ -49,6 +52,7 @@ class Transition:
     phi: np.ndarray        # [own hp, foe hp, own fainted, foe fainted] for reward shaping
     reward: float = 0.0
     teacher: int = -1      # the teacher's choice here, where the plan asks for one
+    visits: np.ndarray | None = None   # a searching controller's visits per action (its target)
 
 
 @dataclass
@@ -80,6 +84,9 @@ class Rollout:
     outcomes: np.ndarray
     learner: np.ndarray                  # index into LEARNERS
     teacher: np.ndarray                  # the teacher's choices (-1 where none was asked)
+    target_actions: np.ndarray           # (N, TARGET_WIDTH) what the policy imitates: the actions
+    target_probs: np.ndarray             # and their weights (a search's visits, else the action
+                                         # chosen with weight 1; -1 and 0 pad)
     results: list                        # (kind, learner, opponent, score of the learner's seat)
     decisions: int                       # every decision made, all seats
     errors: list
@@ -222,7 +229,9 @@ class RolloutWorker:
             obs = {n: v[rows] for n, v in step.obs.items()}
             if model is None:
                 keys = [(d.battle, d.side) for d in ds]
-                chosen, failed = decide(self.player_for(controller), keys, obs, self.sim, greedy=False)
+                player = self.player_for(controller)
+                chosen, failed = decide(player, keys, obs, self.sim, greedy=False)
+                searched = getattr(player, "last_visits", {})   # a searching teacher's visits
                 for battle, why in failed.items():   # a scripted player that raised: those battles alone end
                     self.give_up({battle}, why)
                 if failed:
@@ -230,6 +239,9 @@ class RolloutWorker:
                     ds, rows, chosen = [ds[j] for j in keep], [rows[j] for j in keep], chosen[keep]
                     obs = {n: v[keep] for n, v in obs.items()}
                 logp = values = np.zeros(len(ds), dtype=np.float32)
+                visits = [searched.get((d.battle, d.side)) for d in ds]
+            else:
+                visits = None
             learning = [self.battles[d.battle].seats[d.side].learner is not None for d in ds]
             prows = [d.priv if d.priv >= 0 else d.row for d in ds]
             if model is not None:
@@ -244,7 +256,7 @@ class RolloutWorker:
             if any(learning):
                 learned += sum(learning)
                 teacher = self.teacher_choices(ds, obs, learning) if model is not None else None
-                self.record(step, ds, rows, prows, learning, chosen, logp, values, teacher)
+                self.record(step, ds, rows, prows, learning, chosen, logp, values, teacher, visits)
         # (a battle given up above may have had the other side's choice made already)
         return [a for a in actions if a[0] in self.battles], learned
 
@@ -267,9 +279,10 @@ class RolloutWorker:
         out[idx] = picked
         return out
 
-    def record(self, step, ds, rows, prows, learning, chosen, logp, values, teacher=None):
+    def record(self, step, ds, rows, prows, learning, chosen, logp, values, teacher=None, visits=None):
         """Appends each learning seat's transition (the record as raw bytes) to its segment, and
-        the shaping reward of what happened since to the one before."""
+        the shaping reward of what happened since to the one before; `visits`: a searching
+        controller's visits per action at each decision (None where it gave none)."""
         raw = self.sim.records(rows)
         raw_priv = self.sim.records(prows)
         phi = shaping_features(step.obs, rows, self.contract)
@@ -282,7 +295,8 @@ class RolloutWorker:
                 prev.reward += shaped_reward(prev.phi, phi[j], self.cfg["rewards"])
             seat.segment.append(Transition(raw[j], raw_priv[j] if d.priv >= 0 else np.zeros_like(raw[j]),
                                            int(chosen[j]), float(logp[j]), float(values[j]), phi[j],
-                                           teacher=-1 if teacher is None else int(teacher[j])))
+                                           teacher=-1 if teacher is None else int(teacher[j]),
+                                           visits=None if visits is None else visits[j]))
 
     def package(self, shipped, results, decisions, errors, seconds, plan) -> Rollout:
         """Ships finished segments whole, and every open segment but its last transition (its
@@ -294,7 +308,8 @@ class RolloutWorker:
                     shipped.append((seat.learner, seat.segment[:-1], False, last.value, np.nan))
                     seat.segment = [last]
         cols = {k: [] for k in ("records", "priv_records", "actions", "logprobs", "values", "advantages", "returns",
-                                "raw_returns", "outcomes", "learner", "teacher")}
+                                "raw_returns", "outcomes", "learner", "teacher", "target_actions",
+                                "target_probs")}
         for learner, seg, done, bootstrap, outcome in shipped:
             rewards = np.array([t.reward for t in seg])
             values = np.array([t.value for t in seg])
@@ -313,9 +328,14 @@ class RolloutWorker:
             cols["outcomes"].append(np.full(len(seg), outcome, dtype=np.float32))
             cols["learner"].append(np.full(len(seg), LEARNERS.index(learner), dtype=np.int8))
             cols["teacher"].append(np.array([t.teacher for t in seg], dtype=np.int64))
+            targets = [imitation_target(t.action, t.visits) for t in seg]
+            cols["target_actions"].append(np.stack([a for a, _ in targets]))
+            cols["target_probs"].append(np.stack([p for _, p in targets]))
         size = self.contract.record_bytes
         empty = {"records": np.zeros((0, size), np.uint8), "priv_records": np.zeros((0, size), np.uint8),
-                 "actions": np.zeros(0, np.int64), "teacher": np.zeros(0, np.int64), "learner": np.zeros(0, np.int8)}
+                 "actions": np.zeros(0, np.int64), "teacher": np.zeros(0, np.int64), "learner": np.zeros(0, np.int8),
+                 "target_actions": np.zeros((0, TARGET_WIDTH), np.int64),
+                 "target_probs": np.zeros((0, TARGET_WIDTH), np.float32)}
         arrays = {k: np.concatenate(v) if v else empty.get(k, np.zeros(0, np.float32)) for k, v in cols.items()}
         return Rollout(**arrays, results=results, decisions=decisions, errors=errors, seconds=seconds)
 
@@ -347,3 +367,19 @@ def evaluate(worker: RolloutWorker, job: dict) -> list[float]:
         if r.winner is not None:
             scores.append(1.0 if r.winner == "a" else 0.5 if r.winner == "tie" else 0.0)
     return scores
+
+
+def imitation_target(action: int, visits: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    """(actions, weights), TARGET_WIDTH each, of what the policy imitates at a decision: a
+    search's visit distribution (its most visited first, the rest dropped past TARGET_WIDTH),
+    or the action chosen with weight 1 where no search gave visits; -1 and 0 pad."""
+    actions = np.full(TARGET_WIDTH, -1, dtype=np.int64)
+    weights = np.zeros(TARGET_WIDTH, dtype=np.float32)
+    if visits is None or not visits.sum() > 0:
+        actions[0], weights[0] = action, 1.0
+        return actions, weights
+    top = np.argsort(-visits, kind="stable")[:TARGET_WIDTH]
+    top = top[visits[top] > 0]
+    actions[:len(top)] = top
+    weights[:len(top)] = visits[top] / visits[top].sum()
+    return actions, weights

@@ -67,8 +67,9 @@ class Trainer:
         torch.set_num_threads(learner_threads(cfg))
         self.contract = contracts.load(cfg["contract"])
         has_ckpt = (self.ckpt / "state.json").exists()
-        if resume and not has_ckpt:
-            raise TrainingError(f"--resume: no checkpoint in {self.ckpt}")
+        self.demos = self.outdir / "demonstrations"   # the imitation's decisions, chunk by chunk
+        if resume and not has_ckpt and not self.demos.is_dir():
+            raise TrainingError(f"--resume: no checkpoint in {self.ckpt} (nor demonstrations in {self.demos})")
         if not resume and has_ckpt:
             raise TrainingError(f"{self.outdir} already holds a run: pass --resume to continue it, "
                                 f"or choose another directory")
@@ -93,7 +94,7 @@ class Trainer:
         self.saved_updates = 0      # the update the last checkpoint holds
         self.pretrained = False     # the imitation warm start is done (or was never asked for)
         self.retired: list = []     # (update, path) of snapshots dropped from the league, files kept a while
-        if resume:
+        if resume and has_ckpt:   # (without one, a run stopped while it collected demonstrations goes on)
             self.load()
 
     def first_model(self):
@@ -246,9 +247,7 @@ class Trainer:
         recorded; the main policy learns them (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
         started = time.perf_counter()
-        rollouts = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"])
-        batch = {k: np.concatenate([getattr(r, k) for r in rollouts])
-                 for k in ("records", "priv_records", "actions", "raw_returns", "outcomes")}
+        batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos)
         self.update_return_stats(batch["raw_returns"])
         batch["returns"] = (batch["raw_returns"] / self.reward_scale()).astype(np.float32)
         train_rows, held_rows = imitation.split(len(batch["actions"]), pre["holdout"], self.rng)
@@ -304,7 +303,8 @@ class Trainer:
             views = self.contract.views(np.ascontiguousarray(raw[rows]), len(rows))
             return {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
         out = {"obs": features(batch["records"]), "priv": features(batch["priv_records"])}
-        for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes", "teacher"):
+        for k in ("actions", "logprobs", "values", "advantages", "returns", "outcomes", "teacher", "target_actions",
+                  "target_probs"):
             if k in batch:
                 out[k] = torch.from_numpy(np.ascontiguousarray(batch[k][rows]))
         return out
