@@ -121,12 +121,10 @@ def agent_prefix(fmt: str) -> str:
     """The spec prefix `agent` plays in `fmt`: its native setting where the native search is
     built, else its search in the simulator, said once where that stands in for the native one."""
     native = agent_native(fmt)
-    fallback = agent_search(fmt).compact()
-    if native is None:
-        return fallback
-    if native_available():
+    if native is not None and native_available():
         return native.prefix()
-    if fmt not in _told_no_native:
+    fallback = agent_search(fmt).compact()   # (the metadata is read again only where it is needed)
+    if native is not None and fmt not in _told_no_native:
         _told_no_native.add(fmt)
         log.warning("agent in %s: the native search (search-rs/, on poke-engine) is not built here, so agent "
                     "plays %s:agent, the search in Showdown's simulator, instead of %s:agent. To get it: install "
