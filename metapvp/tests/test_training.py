@@ -464,6 +464,32 @@ class TeacherFormatTest(unittest.TestCase):
             worker.sim.close()
 
 
+    def test_a_spec_around_a_model_file_is_a_player_not_the_file(self):
+        # round 2's teacher, native(iterations=3000):ROUND1.zip, ends in .zip: taken for a league
+        # snapshot, it could not be read and every battle of the teacher's was given up, endlessly
+        cfg = load_expt(ROOT / "expts" / "gen9randombattle-native-expert-2.yml")
+        teacher = cfg["pretrain"]["teacher"]
+        worker = RolloutWorker(cfg)
+        try:
+            self.assertIsNone(worker.model_for(teacher))
+            player = worker.player_for(teacher)
+            self.assertEqual((player.name, player.config.iterations), (f"native:{cfg['init']}", 3000))
+            self.assertIsNotNone(worker.model_for(cfg["init"]))   # a bare model file is one
+        finally:
+            worker.sim.close()
+
+    def test_an_imitation_player_that_cannot_play_stops_the_run_named(self):
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2"])
+        with tempfile.TemporaryDirectory() as tmp:
+            trainer = Trainer(cfg, Path(tmp) / "run")
+            trainer.check_players({"teacher": "heuristic", "opponents": ["main", "random"]})
+            for pre, where in [({"teacher": f"{tmp}/gone.zip", "opponents": ["random"]}, "pretrain.teacher"),
+                               ({"teacher": "heuristic", "opponents": ["random", "mcts(worlds=0)"]},
+                                "pretrain.opponents")]:
+                with self.assertRaisesRegex(TrainingError, rf"{where}: .*cannot play"):
+                    trainer.check_players(pre)
+
+
 class TrainingRunTest(unittest.TestCase):
     """One smoke run, shared by the tests below (it takes about half a minute)."""
 

@@ -124,9 +124,12 @@ class RolloutWorker:
             self.learners[name].eval()
 
     def model_for(self, controller: str) -> PolicyNet | None:
+        """The network that plays `controller`: a learner's, or a model file's (a league
+        snapshot); None for a player made from a spec (a spec around a model file, e.g.
+        native(iterations=3000):PATH.zip, is a player: the name ends in .zip, but it is not a file's)."""
         if controller in self.learners:
             return self.learners[controller]
-        if controller.endswith(".zip"):
+        if controller.endswith(".zip") and ":" not in controller:
             if controller not in self.frozen:
                 self.frozen[controller], _ = load_model(self.files.get(controller, controller), self.contract)
                 while len(self.frozen) > 16:

@@ -24,7 +24,7 @@ from tqdm import tqdm
 
 from metapvp import contract as contracts
 from metapvp.models import ModelError, load_model, new_model, save_model
-from metapvp.players.spec import SpecError, shipped_model
+from metapvp.players.spec import SpecError, make_player, shipped_model
 from metapvp.training import imitation
 from metapvp.training.config import learner_threads, schedule
 from metapvp.training.league import Elo, League, matchups_for
@@ -246,6 +246,7 @@ class Trainer:
         """The teacher plays the learner's seat until pretrain.decisions of its choices are
         recorded; the main policy learns them (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
+        self.check_players(pre)
         started = time.perf_counter()
         batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos)
         self.update_return_stats(batch["raw_returns"])
@@ -257,6 +258,19 @@ class Trainer:
         imitation.fit(model, train, held, pre, self.generator, self.device, lambda values: self.metrics.log(0, values),
                       started)
         self.pretrained = True
+
+    def check_players(self, pre: dict):
+        """Every player of the imitation made once here, before any battle: one that cannot
+        play stops the run, named (in a worker its battles would be given up, one after another,
+        and the demonstrations never come)."""
+        named = [("pretrain.teacher", pre["teacher"])] + [("pretrain.opponents", o) for o in pre["opponents"]]
+        for where, spec in named:
+            if spec in LEARNERS:
+                continue
+            try:
+                make_player(spec, fmt=self.cfg["format"])
+            except (SpecError, ModelError, ValueError) as e:
+                raise TrainingError(f"{where}: {spec!r} cannot play: {e}") from None
 
     def teacher_pull(self) -> float:
         """The weight of the pull towards the teacher in this update: pretrain.kl_coef, fading
