@@ -421,6 +421,15 @@ class ImitationTest(unittest.TestCase):
                 spread = (probs > 0).sum(1) > 1
                 self.assertGreater(spread.mean(), 0.5)
                 np.testing.assert_array_equal(acts[spread, 0], both["actions"][spread])
+                # an earlier round's demonstrations learned beside this one's, after them
+                joined = imitation.joined(first, imitation.earlier([store]))
+                self.assertEqual(len(joined["actions"]), n + len(both["actions"]))
+                np.testing.assert_array_equal(joined["target_probs"][n:], both["target_probs"])
+                with self.assertRaisesRegex(ValueError, "no demonstrations .* in " + tmp):
+                    imitation.earlier([store, Path(tmp)])
+                narrow = {**first, "records": first["records"][:, :1]}
+                with self.assertRaisesRegex(ValueError, "records of shape"):
+                    imitation.joined(narrow, imitation.earlier([store]))
                 # a run with demonstrations and no checkpoint yet takes --resume (and goes on collecting)
                 Trainer(cfg, Path(tmp) / "run", resume=True)
                 with self.assertRaisesRegex(TrainingError, "no checkpoint"):

@@ -55,11 +55,12 @@ DEFAULTS = {
     # `epochs` passes; `holdout` of the decisions are kept apart to measure the imitation loss.
     # kl_coef: then, in PPO, a pull towards the teacher's choices (cross-entropy on them, which
     # for a deterministic teacher is the KL divergence up to a constant) that fades to 0 over
-    # kl_updates updates
+    # kl_updates updates. also: earlier rounds' demonstrations (run directories' demonstrations/
+    # folders) learned beside this run's, as expert iteration aggregates its rounds
     "pretrain": {"decisions": 0, "teacher": "heuristic", "opponents": ["heuristic", "maxdamage", "random"],
                  "epochs": 4, "learning_rate": 1.0e-3, "minibatch_size": 512, "holdout": 0.1,
                  "value_coef": 0.5, "win_coef": 0.5, "max_grad_norm": 1.0, "chunk": 8192,
-                 "kl_coef": 0.0, "kl_updates": 100},
+                 "kl_coef": 0.0, "kl_updates": 100, "also": []},
 }
 SCHEDULES = ("constant", "linear", "cosine")
 
@@ -180,6 +181,8 @@ def _validate(cfg: dict):
         raise ConfigError(f"pretrain.decisions must be an integer >= 0, got {pre['decisions']!r}")
     if pre["decisions"] and (not pre["opponents"] or not isinstance(pre["teacher"], str)):
         raise ConfigError("pretrain needs a teacher (a player spec) and at least one opponent")
+    if not isinstance(pre["also"], list) or not all(isinstance(d, str) for d in pre["also"]):
+        raise ConfigError(f"pretrain.also must be a list of demonstrations folders, got {pre['also']!r}")
     if not 0 <= pre["holdout"] < 1:
         raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pre['holdout']!r}")
     if cfg["init"] is not None and not isinstance(cfg["init"], str):

@@ -49,6 +49,33 @@ def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> di
     return {k: np.concatenate([c[k] for c in chunks]) for k in KEPT}
 
 
+def earlier(folders: list[Path]) -> list[Path]:
+    """The chunk files of earlier rounds' demonstrations (their RUN/demonstrations/ folders);
+    a folder with none is named (before any battle of this round's)."""
+    files = []
+    for folder in folders:
+        found = sorted(Path(folder).glob("chunk-?????.npz"))
+        if not found:
+            raise ValueError(f"pretrain.also: no demonstrations (chunk-NNNNN.npz) in {folder}")
+        files += found
+    return files
+
+
+def joined(batch: dict, files: list[Path]) -> dict:
+    """`batch` with the demonstrations in chunk `files` after it; arrays of other shapes
+    (another contract's) are named."""
+    parts = [batch]
+    for f in files:
+        chunk = dict(np.load(f))
+        for k in KEPT:
+            if k not in chunk or chunk[k].shape[1:] != batch[k].shape[1:]:
+                got = chunk[k].shape[1:] if k in chunk else "nothing"
+                raise ValueError(f"pretrain.also: {f} has {k} of shape {got} where this run's are "
+                                 f"{batch[k].shape[1:]} (another contract's demonstrations?)")
+        parts.append(chunk)
+    return {k: np.concatenate([p[k] for p in parts]) for k in KEPT}
+
+
 def fit(model: PolicyNet, train: dict, held: dict, pre: dict, generator, device, log, started: float):
     """pre["epochs"] epochs of imitation on `train`, each followed by the held-out losses; every
     epoch's figures (and the held-out ones before the first) go to `log(values)`."""

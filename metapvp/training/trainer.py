@@ -247,8 +247,16 @@ class Trainer:
         recorded; the main policy learns them (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
         self.check_players(pre)
+        try:
+            earlier = imitation.earlier([Path(d) for d in pre["also"]])
+        except ValueError as e:
+            raise TrainingError(str(e)) from None
         started = time.perf_counter()
         batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos)
+        try:
+            batch = imitation.joined(batch, earlier)
+        except ValueError as e:
+            raise TrainingError(str(e)) from None
         self.update_return_stats(batch["raw_returns"])
         batch["returns"] = (batch["raw_returns"] / self.reward_scale()).astype(np.float32)
         train_rows, held_rows = imitation.split(len(batch["actions"]), pre["holdout"], self.rng)
