@@ -3,10 +3,13 @@ P(side one wins) over features of the engine's state, each side one's lead, fitt
 battles ended. The battles are gen 9 random battles whose sides both play a scripted player
 (js/checks/enginecheck.js engineGames; a share of decisions at random, for positions the player
 would not reach itself); every round's true state is a sample, labelled by the battle's winner.
+With --logs, the battles are instead those head2head kept (--keep-logs: each battle's seed and
+input log), replayed in the simulator: the search's own games, where the search played a side.
 A fifth of the battles are held out: the model is judged on them beside the engine's own
 evaluation (its scale fitted the same way), by log-loss, Brier score and accuracy.
 
     ./rp studies/leaf_value.py [--battles 5000] [--seed 1] [--write static/models/native-value.json]
+    ./rp studies/leaf_value.py --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
 
 Positions are kept in runs/leaf-value/ (by battles, seed, player, explore), so a second run
 fits without replaying. The last line of stdout is the result as JSON."""
@@ -14,6 +17,8 @@ from __future__ import annotations
 
 import argparse
 import datetime
+import gzip
+import hashlib
 import json
 import sys
 from pathlib import Path
@@ -56,6 +61,43 @@ def positions(battles: int, seed: int, player: str, explore: float) -> dict[str,
     return out
 
 
+def recorded_positions(runs: list[Path]) -> dict[str, np.ndarray]:
+    """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
+    replayed in the simulator; a battle whose replay does not end as its record did is named and
+    left out. Cached in runs/leaf-value/ by the runs' names."""
+    key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
+    cache = ROOT / "runs" / "leaf-value" / f"logs-{key}.npz"
+    if cache.exists():
+        return dict(np.load(cache))
+    engine, checks = native(), checks_context()
+    files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
+    if not files:
+        raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
+    xs, ys, ids = [], [], []
+    for start in range(0, len(files), CHUNK):
+        part = files[start:start + CHUNK]
+        records = [json.loads((gzip.open if f.suffix == ".gz" else open)(f, "rt").read()) for f in part]
+        fmt = records[0]["format"]
+        found = checks.checks("engineReplays", {"format": fmt, "battles": [
+            {"seed": r["seed"], "inputLog": r["inputLog"], "winner": r["winner"]} for r in records]})
+        ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
+        for k, (battle, end) in enumerate(zip(found["battles"], ends)):
+            if not battle["reproduced"]:
+                print(f"  {part[k]}: the replay does not end as recorded; left out", file=sys.stderr)
+                continue
+            if battle["p1won"] is None:
+                continue
+            for state in found["states"][battle["first"]:end]:
+                xs.append(engine.features(state))
+                ys.append(float(battle["p1won"]))
+                ids.append(start + k)
+        print(f"  {start + len(part)} of {len(files)} battles, {len(ys)} positions", file=sys.stderr, flush=True)
+    out = {"x": np.asarray(xs, np.float64), "y": np.asarray(ys), "battle": np.asarray(ids)}
+    cache.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(cache, **out)
+    return out
+
+
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
     """Logistic regression with no intercept (the model is the same from either seat), by
     Newton's method with an L2 penalty of `l2` per sample."""
@@ -84,10 +126,12 @@ def main(argv=None):
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--player", default="heuristic", help="the scripted player both sides play")
     ap.add_argument("--explore", type=float, default=0.1, help="share of decisions played at random")
+    ap.add_argument("--logs", type=Path, nargs="+", metavar="RUN",
+                    help="head2head run directories whose kept logs are the battles (instead of --player's)")
     ap.add_argument("--write", type=Path, help="write the fitted model here (static/models/native-value.json)")
     args = ap.parse_args(argv)
     names = native().feature_names()
-    data = positions(args.battles, args.seed, args.player, args.explore)
+    data = recorded_positions(args.logs) if args.logs else positions(args.battles, args.seed, args.player, args.explore)
     x, y, battle = data["x"], data["y"], data["battle"]
     held = battle % 5 == 0
     eval_only = [names.index("engine_eval")]
@@ -109,7 +153,8 @@ def main(argv=None):
             "features": names, "weights": [round(float(v), 5) for v in final],
             "fitted": {"date": datetime.date.today().isoformat(),
                        "command": "./rp studies/leaf_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                       "player": args.player, "explore": args.explore, **result}}, indent=1) + "\n")
+                       **({"logs": [str(r) for r in args.logs]} if args.logs else
+                          {"player": args.player, "explore": args.explore}), **result}}, indent=1) + "\n")
         print(f"wrote {args.write}")
     print(json.dumps(result))
 

@@ -111,3 +111,33 @@ export function engineGames({format, battles, seed, player = 'heuristic', explor
   }
   return out;
 }
+
+/** The positions of recorded battles (head2head's kept logs: each its seed and its input log),
+ * replayed in the simulator, for fitting the leaf value to the search's own games
+ * (studies/leaf_value.py --logs): at each round where a side chooses a move, the true battle as
+ * the engine's state (p1 as side one); per battle, the index of its first state, whether p1 won
+ * (null: a tie) and whether the replay ended as the record did (a record it cannot reproduce is
+ * named, not fitted). */
+export function engineReplays({format, battles}) {
+  const out = {states: [], battles: []};
+  for (const [b, {seed, inputLog, winner}] of battles.entries()) {
+    const match = new Match(`replay-${b}`, {format, seed});
+    const first = out.states.length;
+    let recorded = -1;
+    for (const line of inputLog) {
+      const m = /^>(p[12]) (.*)$/.exec(line);
+      if (!m) continue;
+      const choosing = match.sim.sides.some(s => s.activeRequest && !s.activeRequest.wait && s.activeRequest.active);
+      if (choosing && match.sim.log.length !== recorded) {
+        out.states.push(engineState(match.sim, 0));
+        recorded = match.sim.log.length;
+      }
+      match.sim.choose(m[1], m[2]);
+      match.outbox = [];   // the views are not needed: the simulator's own state is the truth
+    }
+    const replayed = match.winner();
+    out.battles.push({first, p1won: replayed === 'p1' ? true : replayed === 'p2' ? false : null,
+      reproduced: replayed === (winner || '')});
+  }
+  return out;
+}
