@@ -152,6 +152,25 @@ class NativeSearchTest(unittest.TestCase):
         self.assertNotEqual(learned_player.search._search(self.state, names, None, 4),
                             make_player("mcts(iterations=1500)").search._search(self.state, names, None, 4))
 
+    def test_kept_battles_replay_into_the_positions_of_the_leaf_values_fit(self):
+        """head2head's kept logs, replayed in the simulator (studies/leaf_value.py --logs), give
+        the engine's state at each round, with the battle's winner; a log whose replay does not
+        end as recorded (a choice changed) is marked, not fitted."""
+        results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
+                            seed=9, keep_logs=True))
+        records = [json.loads(r.log) for r in results]
+        battles = [{"seed": r["seed"], "inputLog": r["inputLog"], "winner": r["winner"]} for r in records]
+        tampered = dict(battles[0], inputLog=[line.replace("move ", "move 4") for line in battles[0]["inputLog"]])
+        found = checks_context().checks("engineReplays", {"format": "gen9randombattle",
+                                                          "battles": battles + [tampered]})
+        self.assertEqual([b["reproduced"] for b in found["battles"]], [True, True, False])
+        for b, r in zip(found["battles"], records):
+            self.assertEqual(b["p1won"], r["winner"] == "p1")
+        turns = found["battles"][1]["first"]
+        self.assertGreater(turns, 3)   # a state a round, about
+        self.assertLessEqual(turns, records[0]["turns"] + 1)
+        self.assertEqual(len(self.m.features(found["states"][0])), len(self.m.feature_names()))
+
     def test_the_bridge_is_true_on_the_gen9_golden_battles(self):
         """The recorded gen 9 battles (random and with set teams) replayed: at each round, from the
         true battle written as the engine's state, the joint choice that was played has among the
