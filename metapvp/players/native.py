@@ -25,6 +25,8 @@ from metapvp.players.searchconfig import settings_from_dict
 
 log = logging.getLogger(__name__)
 
+DEFAULT_UCB = 2 ** 0.5
+
 
 @dataclass(frozen=True)
 class NativeConfig:
@@ -38,6 +40,9 @@ class NativeConfig:
     exploration: float = 1.5
     """PUCT's exploration constant, for our side at the root (where the policy's prior guides;
     `mcts`'s is uniform); the rest of the tree chooses by UCB1."""
+    ucb: float = DEFAULT_UCB
+    """UCB1's exploration constant, for every choice no prior guides (the foe's everywhere, ours
+    below the root): sqrt(2), the textbook's and poke-engine's MCTS's."""
     search: str = "ours"
     """Whose search: "ours" (search-rs/) or "poke-engine" (poke-engine's own MCTS: UCB1, no
     prior, its evaluation, not seeded; a reference for `mcts`, which has no prior either)."""
@@ -50,12 +55,14 @@ class NativeConfig:
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
             raise ValueError(f"native search: a budget of iterations or of ms, one of them "
                              f"(got iterations={self.iterations}, ms={self.ms})")
-        if not 1 <= self.worlds <= 64 or not self.exploration > 0:
-            raise ValueError(f"native search: worlds 1 to 64 and exploration above 0 "
-                             f"(got worlds={self.worlds}, exploration={self.exploration})")
-        if self.search not in ("ours", "poke-engine") or (self.search == "poke-engine" and self.leaf != "engine"):
+        if not 1 <= self.worlds <= 64 or not self.exploration > 0 or not self.ucb > 0:
+            raise ValueError(f"native search: worlds 1 to 64, exploration and ucb above 0 "
+                             f"(got worlds={self.worlds}, exploration={self.exploration}, ucb={self.ucb})")
+        theirs = self.search == "poke-engine" and (self.leaf != "engine" or self.ucb != DEFAULT_UCB)
+        if self.search not in ("ours", "poke-engine") or theirs:
             raise ValueError(f"native search: search is ours or poke-engine, the latter with the engine's leaf "
-                             f"value (got search={self.search!r}, leaf={self.leaf!r})")
+                             f"value and UCB1's own constant (got search={self.search!r}, leaf={self.leaf!r}, "
+                             f"ucb={self.ucb:g})")
         if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
             raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
 
@@ -71,11 +78,13 @@ class NativeConfig:
 
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
-        out (so that a record still means the same when a default changes), the search's
-        owner only where it is not ours, e.g. native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
+        out (so that a record still means the same when a default changes), UCB1's constant and
+        the search's owner only where they are not the defaults (sqrt(2), ours), e.g.
+        native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
+        ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
         owner = "" if self.search == "ours" else f",search={self.search}"
-        return f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}{owner})"
+        return f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}{ucb}{owner})"
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -145,7 +154,7 @@ class NativeSearch:
             # actions gets a prior of 1
             prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                   priors=prior, leaf=self.leaf)
+                                   priors=prior, leaf=self.leaf, ucb=c.ucb)
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]

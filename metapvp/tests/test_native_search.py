@@ -47,6 +47,17 @@ class NativeSearchTest(unittest.TestCase):
         c = self.m.search(self.state, iterations=1500, seed=6)
         self.assertNotEqual(a["s1"]["visits"], c["s1"]["visits"])
 
+    def test_a_smaller_ucb_constant_searches_the_foes_best_answers_more(self):
+        """UCB1's constant (every choice no prior guides): sqrt(2) by default, the same search as
+        not naming it; smaller, side two's visits gather on its best-valued options."""
+        default = self.m.search(self.state, iterations=3000, seed=2)
+        self.assertEqual(default, self.m.search(self.state, iterations=3000, seed=2, ucb=2 ** 0.5))
+        narrow = self.m.search(self.state, iterations=3000, seed=2, ucb=0.2)
+        top = [max(r["s2"]["visits"]) / 3000 for r in (default, narrow)]
+        self.assertGreater(top[1], top[0] + 0.1, top)
+        with self.assertRaisesRegex(ValueError, "ucb must be above 0"):
+            self.m.search(self.state, iterations=10, ucb=0.0)
+
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
         k = s1.index("uturn") if "uturn" in s1 else s1.index("stoneedge")
@@ -236,10 +247,16 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
         self.assertEqual(make_player("mcts(iterations=1000,worlds=3)").config, NativeConfig(iterations=1000, worlds=3))
         self.assertEqual(make_player("mcts(search=poke-engine)").config.search, "poke-engine")
+        narrow = make_player("native(ucb=0.5):agent").config
+        self.assertEqual((narrow.ucb, narrow.prefix()),
+                         (0.5, "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,ucb=0.5)"))
+        self.assertNotIn("ucb", NativeConfig().prefix())   # the default, sqrt(2), unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
-                          ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value")]:
+                          ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value"),
+                          ("mcts(search=poke-engine,ucb=0.5)", "UCB1's own constant"),
+                          ("mcts(ucb=0)", "ucb above 0")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

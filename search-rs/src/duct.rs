@@ -23,7 +23,8 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// How a search runs: a budget of `iterations` (0: the time budget `ms` instead), PUCT's
-/// `exploration` constant (where a prior guides), and the `seed` of its draws (an iteration budget with a seed gives
+/// `exploration` constant (where a prior guides), UCB1's `ucb` constant (everywhere else:
+/// sqrt(2) is the textbook's, poke-engine's MCTS's), and the `seed` of its draws (an iteration budget with a seed gives
 /// the same search every time); `leaf`: the learned value of new nodes (None: the engine's
 /// evaluation).
 #[derive(Clone, Debug)]
@@ -31,6 +32,7 @@ pub struct Settings {
     pub iterations: u32,
     pub ms: u64,
     pub exploration: f32,
+    pub ucb: f32,
     pub seed: u64,
     pub leaf: Option<LeafModel>,
 }
@@ -94,7 +96,8 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
     let mut nodes = vec![root];
     let root_eval = evaluate(state);
     let leaf = Leaf { root_eval, model: settings.leaf.as_ref() };
-    let rules = Rules { leaf: &leaf, exploration: settings.exploration, root_guided: root_priors.is_some() };
+    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb,
+                        root_guided: root_priors.is_some() };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -134,11 +137,11 @@ fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
 
 /// Side `k`'s pick at `node`: by PUCT where `guided` (its mean value, plus exploration `c` in
 /// proportion to its prior; an arm never tried counts the node's mean), else by UCB1 (every arm
-/// tried once, then its mean plus sqrt(2 ln N / n)).
-fn pick(node: &Node, k: usize, guided: bool, c: f32) -> usize {
+/// tried once, then its mean plus `ucb` sqrt(ln N / n)).
+fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
     let arms = &node.arms.as_ref().unwrap()[k];
     if !guided {
-        return ucb1(arms, node.visits);
+        return ucb1(arms, node.visits, ucb);
     }
     let mean = if node.visits > 0 {
         let m = node.total / node.visits as f32;
@@ -160,7 +163,7 @@ fn pick(node: &Node, k: usize, guided: bool, c: f32) -> usize {
     best
 }
 
-fn ucb1(arms: &[Arm], visits: u32) -> usize {
+fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
     let log_n = (visits.max(1) as f32).ln();
     let mut best = 0;
     let mut best_score = f32::MIN;
@@ -168,7 +171,7 @@ fn ucb1(arms: &[Arm], visits: u32) -> usize {
         if a.visits == 0 {
             return i;
         }
-        let score = a.total / a.visits as f32 + (2.0 * log_n / a.visits as f32).sqrt();
+        let score = a.total / a.visits as f32 + c * (log_n / a.visits as f32).sqrt();
         if score > best_score {
             best_score = score;
             best = i;
@@ -194,10 +197,11 @@ fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
 }
 
 /// How a visit goes: new nodes valued by `leaf`; side one at the root by PUCT over its prior
-/// where `root_guided` (with `exploration`), every other pick by UCB1.
+/// where `root_guided` (with `exploration`), every other pick by UCB1 (with `ucb`).
 struct Rules<'a> {
     leaf: &'a Leaf<'a>,
     exploration: f32,
+    ucb: f32,
     root_guided: bool,
 }
 
@@ -237,8 +241,8 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
             let (u1, u2) = (vec![1.0 / s1.len().max(1) as f32; s1.len()], vec![1.0 / s2.len().max(1) as f32; s2.len()]);
             nodes[at].arms = Some([arms(s1, &u1), arms(s2, &u2)]);
         }
-        let c = rules.exploration;
-        let (i, j) = (pick(&nodes[at], 0, at == 0 && rules.root_guided, c), pick(&nodes[at], 1, false, c));
+        let (c, u) = (rules.exploration, rules.ucb);
+        let (i, j) = (pick(&nodes[at], 0, at == 0 && rules.root_guided, c, u), pick(&nodes[at], 1, false, c, u));
         let key = (i as u16, j as u16);
         let expanded = nodes[at].children.contains_key(&key);
         if !expanded {
@@ -291,7 +295,7 @@ mod tests {
     use crate::example::example_state;
 
     fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, seed, leaf: None }
+        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None }
     }
 
     #[test]

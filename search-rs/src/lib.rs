@@ -58,25 +58,28 @@ mod python {
         Ok(d)
     }
 
-    /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None) -> {s1,
+    /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
+    /// ucb=sqrt(2)) -> {s1,
     /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
     /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
-    /// evaluation).
+    /// evaluation); `ucb`: UCB1's exploration constant, wherever no prior guides.
     #[pyfunction]
-    #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None))]
+    #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
+                        ucb=std::f32::consts::SQRT_2))]
+    #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
-                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>) -> PyResult<Bound<'py, PyDict>> {
+                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32) -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
         }
-        if !(exploration > 0.0) {
-            return Err(PyValueError::new_err(format!("exploration must be above 0, not {exploration}")));
+        if !(exploration > 0.0) || !(ucb > 0.0) {
+            return Err(PyValueError::new_err(format!("exploration and ucb must be above 0, not {exploration} and {ucb}")));
         }
         let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms, exploration, seed, leaf };
+        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf };
         let r = py
             .allow_threads(|| run_search(&mut s, &settings, priors.as_deref()))
             .map_err(PyValueError::new_err)?;
