@@ -37,65 +37,65 @@ CHUNK = 250   # battles per call to the checks engine (progress, and memory of t
 def positions(battles: int, seed: int, player: str, explore: float) -> dict[str, np.ndarray]:
     """{x: features per state, y: 1 where side one won, battle: its battle's index}, ties left
     out; read from runs/leaf-value/ where a run with these settings left them."""
-    cache = ROOT / "runs" / "leaf-value" / f"{player}-e{explore}-s{seed}-b{battles}.npz"
-    if cache.exists():
-        return dict(np.load(cache))
-    engine, checks = native(), checks_context()
-    xs, ys, ids = [], [], []
-    for start in range(0, battles, CHUNK):
-        n = min(CHUNK, battles - start)
-        found = checks.checks("engineGames", {"format": "gen9randombattle", "battles": n, "seed": [seed, start, 7, 11],
-                                              "player": player, "explore": explore})
-        ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
-        for k, (battle, end) in enumerate(zip(found["battles"], ends)):
-            if battle["p1won"] is None:
-                continue
-            for state in found["states"][battle["first"]:end]:
-                xs.append(engine.features(state))
-                ys.append(float(battle["p1won"]))
-                ids.append(start + k)
-        print(f"  {start + n} battles, {len(ys)} positions", file=sys.stderr, flush=True)
-    out = {"x": np.asarray(xs, np.float64), "y": np.asarray(ys), "battle": np.asarray(ids)}
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(cache, **out)
-    return out
+    def collect(engine, checks, out):
+        for start in range(0, battles, CHUNK):
+            n = min(CHUNK, battles - start)
+            found = checks.checks("engineGames", {"format": "gen9randombattle", "battles": n,
+                                                  "seed": [seed, start, 7, 11], "player": player, "explore": explore})
+            labelled(found, engine, start, out)
+            print(f"  {start + n} battles, {len(out['y'])} positions", file=sys.stderr, flush=True)
+    return cached(f"{player}-e{explore}-s{seed}-b{battles}.npz", collect)
 
 
 def recorded_positions(runs: list[Path]) -> dict[str, np.ndarray]:
     """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
     replayed in the simulator; a battle whose replay does not end as its record did is named and
     left out. Cached in runs/leaf-value/ by the runs' names."""
-    key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
-    cache = ROOT / "runs" / "leaf-value" / f"logs-{key}.npz"
-    if cache.exists():
-        return dict(np.load(cache))
-    engine, checks = native(), checks_context()
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
         raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
-    xs, ys, ids = [], [], []
-    for start in range(0, len(files), CHUNK):
-        part = files[start:start + CHUNK]
-        records = [json.loads((gzip.open if f.suffix == ".gz" else open)(f, "rt").read()) for f in part]
-        fmt = records[0]["format"]
-        found = checks.checks("engineReplays", {"format": fmt, "battles": [
-            {"seed": r["seed"], "inputLog": r["inputLog"], "winner": r["winner"]} for r in records]})
-        ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
-        for k, (battle, end) in enumerate(zip(found["battles"], ends)):
-            if not battle["reproduced"]:
+
+    def collect(engine, checks, out):
+        for start in range(0, len(files), CHUNK):
+            part = files[start:start + CHUNK]
+            records = [json.loads((gzip.open if f.suffix == ".gz" else open)(f, "rt").read()) for f in part]
+            found = checks.checks("engineReplays", {"format": records[0]["format"], "battles": [
+                {"seed": r["seed"], "inputLog": r["inputLog"], "winner": r["winner"]} for r in records]})
+            astray = {k for k, b in enumerate(found["battles"]) if not b["reproduced"]}
+            for k in sorted(astray):
                 print(f"  {part[k]}: the replay does not end as recorded; left out", file=sys.stderr)
-                continue
-            if battle["p1won"] is None:
-                continue
-            for state in found["states"][battle["first"]:end]:
-                xs.append(engine.features(state))
-                ys.append(float(battle["p1won"]))
-                ids.append(start + k)
-        print(f"  {start + len(part)} of {len(files)} battles, {len(ys)} positions", file=sys.stderr, flush=True)
-    out = {"x": np.asarray(xs, np.float64), "y": np.asarray(ys), "battle": np.asarray(ids)}
+            labelled(found, engine, start, out, astray)
+            print(f"  {start + len(part)} of {len(files)} battles, {len(out['y'])} positions", file=sys.stderr,
+                  flush=True)
+    key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
+    return cached(f"logs-{key}.npz", collect)
+
+
+def labelled(found: dict, engine, offset: int, out: dict, left_out=frozenset()):
+    """Adds to `out` ({x, y, battle} lists) each battle's states of a checks answer ({states,
+    battles: [{first, p1won}]}) as features, labelled by whether p1 won; ties and the battles
+    numbered in `left_out` skipped."""
+    ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
+    for k, (battle, end) in enumerate(zip(found["battles"], ends)):
+        if battle["p1won"] is None or k in left_out:
+            continue
+        for state in found["states"][battle["first"]:end]:
+            out["x"].append(engine.features(state))
+            out["y"].append(float(battle["p1won"]))
+            out["battle"].append(offset + k)
+
+
+def cached(name: str, collect) -> dict[str, np.ndarray]:
+    """runs/leaf-value/NAME's positions, or `collect(engine, checks, out)`'s, kept there."""
+    cache = ROOT / "runs" / "leaf-value" / name
+    if cache.exists():
+        return dict(np.load(cache))
+    out = {"x": [], "y": [], "battle": []}
+    collect(native(), checks_context(), out)
+    arrays = {"x": np.asarray(out["x"], np.float64), "y": np.asarray(out["y"]), "battle": np.asarray(out["battle"])}
     cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(cache, **out)
-    return out
+    np.savez_compressed(cache, **arrays)
+    return arrays
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:
