@@ -57,6 +57,9 @@ class NativeSearchTest(unittest.TestCase):
         self.assertGreater(top[1], top[0] + 0.1, top)
         with self.assertRaisesRegex(ValueError, "ucb must be above 0"):
             self.m.search(self.state, iterations=10, ucb=0.0)
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        self.assertNotEqual(make_player("mcts(iterations=3000,ucb=0.2)").search._search(self.state, names, None, 2),
+                            make_player("mcts(iterations=3000)").search._search(self.state, names, None, 2))
 
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)

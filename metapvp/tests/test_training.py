@@ -488,15 +488,16 @@ class TeacherFormatTest(unittest.TestCase):
             worker.sim.close()
 
     def test_an_imitation_player_that_cannot_play_stops_the_run_named(self):
-        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2"])
+        # before any battle (no pool is needed to find out)
         with tempfile.TemporaryDirectory() as tmp:
-            trainer = Trainer(cfg, Path(tmp) / "run")
-            trainer.check_players({"teacher": "heuristic", "opponents": ["main", "random"]})
-            for pre, where in [({"teacher": f"{tmp}/gone.zip", "opponents": ["random"]}, "pretrain.teacher"),
-                               ({"teacher": "heuristic", "opponents": ["random", "mcts(worlds=0)"]},
-                                "pretrain.opponents")]:
+            for teacher, opponents, where in [(f"{tmp}/gone.zip", "[random]", "pretrain.teacher"),
+                                              ("heuristic", "[main, random, mcts(worlds=0)]", "pretrain.opponents")]:
+                cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2", "--pretrain.teacher", teacher,
+                                                               "--pretrain.opponents", opponents])
+                trainer = Trainer(cfg, Path(tmp) / where)
                 with self.assertRaisesRegex(TrainingError, rf"{where}: .*cannot play"):
-                    trainer.check_players(pre)
+                    trainer.pretrain(pool=None)
+            trainer.check_players({"teacher": "heuristic", "opponents": ["main", "random"]})
 
 
 class TrainingRunTest(unittest.TestCase):
