@@ -492,7 +492,8 @@ class TeacherFormatTest(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             for teacher, opponents, where in [(f"{tmp}/gone.zip", "[random]", "pretrain.teacher"),
                                               ("heuristic", "[main, random, mcts(worlds=0)]", "pretrain.opponents")]:
-                cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2", "--pretrain.teacher", teacher,
+                cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2",
+                                                               "--pretrain.teacher", teacher,
                                                                "--pretrain.opponents", opponents])
                 trainer = Trainer(cfg, Path(tmp) / where)
                 with self.assertRaisesRegex(TrainingError, rf"{where}: .*cannot play"):
