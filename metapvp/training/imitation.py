@@ -27,7 +27,7 @@ def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> di
     so that a run stopped here goes on with --resume from the chunks it has. The workers'
     battles are reset after: the teacher's must not go on into PPO."""
     store.mkdir(parents=True, exist_ok=True)
-    chunks = [dict(np.load(f)) for f in sorted(store.glob("chunk-?????.npz"))]
+    chunks = [dict(np.load(f)) for f in chunk_files(store)]
     recorded = sum(len(c["actions"]) for c in chunks)
     matchups = [Matchup("teacher", "main", opp, controller=pre["teacher"]) for opp in pre["opponents"]]
     bar = tqdm(total=pre["decisions"], initial=min(recorded, pre["decisions"]), unit="dec",
@@ -49,12 +49,17 @@ def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> di
     return {k: np.concatenate([c[k] for c in chunks]) for k in KEPT}
 
 
+def chunk_files(folder: Path) -> list[Path]:
+    """The whole chunks a demonstrations folder holds, in the order they were written."""
+    return sorted(folder.glob("chunk-?????.npz"))
+
+
 def earlier(folders: list[Path]) -> list[Path]:
     """The chunk files of earlier rounds' demonstrations (their RUN/demonstrations/ folders);
     a folder with none is named (before any battle of this round's)."""
     files = []
     for folder in folders:
-        found = sorted(Path(folder).glob("chunk-?????.npz"))
+        found = chunk_files(Path(folder))
         if not found:
             raise ValueError(f"pretrain.also: no demonstrations (chunk-NNNNN.npz) in {folder}")
         files += found
