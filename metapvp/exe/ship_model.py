@@ -16,12 +16,18 @@ native(iterations=10000,worlds=2) names the native search, the simulator's searc
 its fallback); --card-only rewrites the card alone (the model and curve already shipped);
 --search-only FORMAT writes --search into the shipped model alone:
     ./rp metapvp/exe/ship_model.py --search-only gen9randombattle --search "native(iterations=10000)"
+The shipped model keeps its lineage in its metadata (training/lineage.py): the lineage of the model
+the run began from (its init, or --init where that has moved since), then this run's step. A round
+of expert iteration kept beside the shipped model gets its own with --lineage-only, so that the
+next round, begun from it, can tell how it was made:
+    ./rp metapvp/exe/ship_model.py RUN_DIR --model ROUND.zip --expt EXPT --lineage-only
 """
 from __future__ import annotations
 
 import argparse
 import json
 import re
+import shlex
 import shutil
 import sys
 import zipfile
@@ -29,7 +35,7 @@ from pathlib import Path
 
 import yaml
 
-from metapvp.models.modelfile import update_metadata
+from metapvp.models.modelfile import ModelError, update_metadata
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
 from metapvp.players.spec import (
@@ -43,7 +49,9 @@ from metapvp.players.spec import (
     lookahead_settings,
     model_spec,
     native_config,
+    shipped_model,
 )
+from metapvp.training import lineage
 
 
 def model_meta(path: Path) -> dict:
@@ -106,8 +114,8 @@ def eval_commands(dirs: list[Path]) -> list[str]:
     for d in dirs:
         r = json.loads((d / "results.json").read_text())
         name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
-        out.append(f"./rp metapvp/exe/head2head.py --p1 {name} --p2 {r['p2']} --format {r['format']} "
-                   f"--num-matches {r['matches']} --seed {r['seed']}")
+        out.append(f"./rp metapvp/exe/head2head.py --p1 {shlex.quote(name)} --p2 {shlex.quote(r['p2'])} "
+                   f"--format {r['format']} --num-matches {r['matches']} --seed {r['seed']}")
     return out
 
 
@@ -135,10 +143,21 @@ def strength_intro(fmt: str) -> list[str]:
             "move), and `agent@1` samples from its policy as in training:"]
 
 
-def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str) -> str:
+def made_rows(meta: dict, cfg: dict, hours: float) -> list[str]:
+    """How a model trained by PPO in one run was made, as rows of the card's table."""
+    pre = cfg["pretrain"]
+    return [f"| trained | {meta['date'][:10]}, {meta['updates']} PPO updates on {meta['steps']:,} learner decisions |",
+            f"| warm start | imitation of `{pre['teacher']}` on {pre['decisions']:,} of its decisions "
+            f"(against {', '.join(pre['opponents'])}), {pre['epochs']} epochs |",
+            f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
+            f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |"]
+
+
+def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str | None,
+         steps: list[dict]) -> str:
+    """The model card; `steps` the model's lineage (training/lineage.py)."""
     fmt = meta["format"]
     hours = state["seconds"] / 3600
-    pre = cfg["pretrain"]
     expt = cfg.get("_expt", "expts/gen9randombattle.yml")
     lines = [
         "# Shipped models",
@@ -158,15 +177,15 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"| format | {fmt} |",
         f"| contract | {meta['contract']['name']} (hash `{meta['contract']['hash'][:16]}`) |",
         f"| network | preset `{meta['preset']}` |",
-        f"| trained | {meta['date'][:10]}, {meta['updates']} PPO updates on {meta['steps']:,} learner decisions |",
-        f"| warm start | imitation of `{pre['teacher']}` on {pre['decisions']:,} of its decisions "
-        f"(against {', '.join(pre['opponents'])}), {pre['epochs']} epochs |",
-        f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
-        f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |",
+        *(made_rows(meta, cfg, hours) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
+          [f"| made | in {len(steps)} steps, oldest first (below, How it was made) |"]),
         f"| experiment | [`{expt}`](../../{expt}) |",
         f"| made by | `{command}` |",
         *averaged_row(run, meta),
         "",
+        *([] if len(steps) == 1 else
+          ["### How it was made", "", *(f"{i}. {lineage.described(s, SHIPPED_MODELS)}" for i, s in enumerate(steps, 1)),
+           ""]),
         "### Strength",
         "",
         *strength_intro(fmt),
@@ -179,12 +198,10 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         *eval_commands(evals),
         "```",
         "",
-        "### Training curve",
-        "",
-        f"Win rates of the checkpoints in training's own evaluations ({cfg['eval']['battles']} battles each):",
-        "",
-        f"![training curve]({curve})",
-        "",
+        *([] if curve is None else
+          ["### Training curve", "",
+           f"Win rates of the checkpoints in training's own evaluations ({cfg['eval']['battles']} battles each):",
+           "", f"![training curve]({curve})", ""]),
         "### Limits",
         "",
         f"Trained and measured in {fmt} only, against the scripted baselines above, not against people.",
@@ -219,40 +236,78 @@ def main(argv=None) -> int:
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
     ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
     ap.add_argument("--card", help="the card's file name in static/models/ (default: FORMAT.md)")
-    ap.add_argument("--search", help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1, or "
-                                     "native(iterations=10000,worlds=2) for the native search), written into the "
-                                     "shipped model's metadata")
+    ap.add_argument("--search", nargs="+", default=[],
+                    help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1, or "
+                         "native(iterations=10000,worlds=2) for the native search; both to give the native "
+                         "search and its fallback without Rust), written into the shipped model's metadata")
     ap.add_argument("--search-only", metavar="FORMAT",
                     help="write --search into the model shipped for FORMAT and nothing else (no run, no card)")
+    ap.add_argument("--init", type=Path,
+                    help="where the model RUN began from lies now, for the lineage (default: the run's init; "
+                         "`agent` is the model shipped before this one)")
+    ap.add_argument("--lineage-only", action="store_true",
+                    help="write the lineage of --model (the model RUN made) into its metadata, nothing else: "
+                         "for a round's model kept beside the shipped one")
     args = ap.parse_args(argv)
+    entries = {k: v for prefix in args.search for k, v in search_entry(prefix, ap).items()}
     if args.search_only:
         if not args.search:
             ap.error("--search-only FORMAT needs --search PREFIX")
         path = SHIPPED_MODELS / f"{args.search_only}.zip"
         if not path.is_file():
             ap.error(f"--search-only {args.search_only}: no model is shipped for it (no {path})")
-        update_metadata(path, **search_entry(args.search, ap))
+        update_metadata(path, **entries)
         print(f"{path}: agent plays {agent_as_played('agent', args.search_only)}")
         return 0
-    if not (args.run and args.model and args.evals):
-        ap.error("shipping a model needs RUN, --model and --evals")
+    if not (args.run and args.model and (args.evals or args.lineage_only)):
+        ap.error("shipping a model needs RUN, --model and --evals (--lineage-only: RUN and --model)")
     meta = model_meta(args.model)
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
-    cfg = yaml.safe_load((args.run / "config.yml").read_text())
+    resumed = args.run / "config-resumed.yml"   # the last --resume's config: what the run ended with
+    cfg = yaml.safe_load((resumed if resumed.is_file() else args.run / "config.yml").read_text())
     cfg["_expt"] = args.expt
+    try:
+        steps = lineage_of(args, cfg, meta, state)
+    except lineage.LineageError as e:
+        ap.error(str(e))
+    if args.lineage_only:
+        update_metadata(args.model, lineage=steps)
+        print(f"{args.model}: made in {len(steps)} steps")
+        return 0
     command = args.command or f"./rp metapvp/exe/integrated_rl_script.py {args.expt} runs/ship"
     SHIPPED_MODELS.mkdir(parents=True, exist_ok=True)
     fmt = meta["format"]
-    curve = f"{fmt}-curve.png"
+    # a training curve is PPO's: a round of imitation has none (its one evaluation is in its run)
+    curve = f"{fmt}-curve.png" if steps[-1]["kind"] == "ppo" else None
     if not args.card_only:
         shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
-        shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
-    if args.search:
-        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **search_entry(args.search, ap))
+        if curve:
+            shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
+        else:
+            (SHIPPED_MODELS / f"{fmt}-curve.png").unlink(missing_ok=True)   # the model before's, not this one's
+        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", lineage=steps)
+    if entries:
+        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **entries)
     card_path = SHIPPED_MODELS / (args.card or f"{fmt}.md")
-    card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve))
+    card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve, steps))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {card_path}")
     return 0
+
+
+def lineage_of(args, cfg: dict, meta: dict, state: dict) -> list[dict]:
+    """The runs that made the model, oldest first: those of the model the run began from (read
+    before this one is shipped over it, where that was `agent`), then this run's."""
+    if "lineage" in meta and not args.lineage_only:   # written before (--lineage-only), this run's step last
+        return meta["lineage"]
+    init = args.init or cfg.get("init")
+    if init is None:
+        return [lineage.step(args.run, cfg, meta, state, args.expt)]
+    try:
+        path = shipped_model(meta["format"]) if str(init) == "agent" else Path(init)
+        agent = path if cfg.get("init") == "agent" else None     # what `agent` was when the run ran
+        return [*lineage.of_model(path), lineage.step(args.run, cfg, meta, state, args.expt, agent)]
+    except (ModelError, SpecError) as e:
+        raise lineage.LineageError(f"init {init}: {e}") from None
 
 
 if __name__ == "__main__":

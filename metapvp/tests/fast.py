@@ -35,6 +35,7 @@ FAST = [
     "metapvp.tests.test_training.PPOPiecesTest",
     "metapvp.tests.test_training.TeacherFormatTest",
     "metapvp.tests.test_training.InitTest",
+    "metapvp.tests.test_training.LineageTest",
     "metapvp.tests.test_training.NetworkTest",
     "metapvp.tests.test_training.NetworkV2Test",
     "metapvp.tests.test_training.CheckpointAverageTest",

@@ -21,10 +21,11 @@ from metapvp.engine import Simulator
 from metapvp.engine.native import available as native_available
 from metapvp.exe import integrated_rl_script
 from metapvp.models import ModelError, load_model, new_model, save_model, to_tensors
+from metapvp.models.modelfile import read_metadata, update_metadata
 from metapvp.players import make_player
 from metapvp.players.neural import load_player
-from metapvp.players.spec import shipped_model
-from metapvp.training import imitation
+from metapvp.players.spec import SHIPPED_MODELS, shipped_model
+from metapvp.training import imitation, lineage
 from metapvp.training.config import ConfigError, learner_threads, load_expt, parse_overrides
 from metapvp.training.league import Elo, League, matchups_for
 from metapvp.training.pool import WorkerError
@@ -460,6 +461,54 @@ class InitTest(unittest.TestCase):
             with self.assertRaisesRegex(TrainingError, r"init: .*no-such\.zip"):
                 Trainer(load_expt(smoke, ["--contract", "singles-v2", "--init", str(Path(tmp) / "no-such.zip")]),
                         Path(tmp) / "d")
+
+
+class LineageTest(unittest.TestCase):
+    """A model's lineage (training/lineage.py): the runs that made it, kept in its metadata by
+    ship_model.py, so that its card says how it was made once the runs are gone."""
+
+    def test_the_shipped_models_lineage_holds_together(self):
+        steps = lineage.of_model(shipped_model("gen9randombattle"))
+        self.assertEqual([s["kind"] for s in steps], ["ppo", "imitation", "imitation"])
+        self.assertTrue((ROOT / steps[0]["model"]).is_file(), steps[0])
+        for s in steps[1:]:   # each round's experiment file says what the lineage says it did
+            pre = load_expt(ROOT / s["experiment"])["pretrain"]
+            self.assertEqual((pre["teacher"], pre["opponents"]), (s["teacher"], s["opponents"]))
+            self.assertGreaterEqual(s["decisions"], pre["decisions"])
+        self.assertEqual(steps[2]["earlier"], steps[1]["decisions"])   # round 2 learned round 1's beside its own
+        self.assertIn("[its card](rounds/gen9randombattle-ppo.md)", lineage.described(steps[0], SHIPPED_MODELS))
+
+    def test_ship_model_writes_a_rounds_lineage_from_its_run_and_names_what_is_missing(self):
+        from metapvp.exe import ship_model
+        ppo = ROOT / "static" / "models" / "rounds" / "gen9randombattle-ppo.zip"
+        with tempfile.TemporaryDirectory() as tmp:
+            run, before = Path(tmp) / "run", Path(tmp) / "before"
+            for folder, n in ((run / "demonstrations", 7), (before, 5)):
+                folder.mkdir(parents=True)
+                np.savez(folder / "chunk-00000.npz", actions=np.zeros(n, dtype=np.int64))
+            (run / "checkpoints").mkdir()
+            (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
+            pre = {"decisions": 7, "teacher": "heuristic", "opponents": ["random"], "epochs": 2, "also": [str(before)]}
+            (run / "config.yml").write_text(json.dumps({"init": str(ppo), "workers": 2, "pretrain": pre}))
+            model = Path(tmp) / "round.zip"
+            save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
+                       format="gen9randombattle", steps=0, updates=0)
+            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only"]
+            self.assertEqual(ship_model.main(args), 0)
+            steps = read_metadata(model)["lineage"]
+            self.assertEqual(steps[0], lineage.of_model(ppo)[0])
+            self.assertEqual({k: steps[1][k] for k in ("kind", "decisions", "earlier", "teacher", "experiment")},
+                             {"kind": "imitation", "decisions": 7, "earlier": 5, "teacher": "heuristic",
+                              "experiment": "expts/smoke.yml"})
+            self.assertIn("on 7 of its decisions (and 5 of earlier rounds')", lineage.described(steps[1], ROOT))
+            shutil.rmtree(before)            # an earlier round's folder gone: named
+            with self.assertRaisesRegex(lineage.LineageError, "no demonstrations.*before"):
+                lineage.step(run, json.loads((run / "config.yml").read_text()), read_metadata(model), {}, "x")
+            fresh = Path(tmp) / "fresh.zip"   # no lineage, no PPO update: nothing says how it was made
+            shutil.copyfile(model, fresh)
+            update_metadata(fresh, lineage=None)
+            with self.assertRaisesRegex(lineage.LineageError, "fresh.zip.*no lineage"):
+                lineage.of_model(fresh)
 
 
 class TeacherFormatTest(unittest.TestCase):
