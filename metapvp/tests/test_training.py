@@ -488,18 +488,20 @@ class LineageTest(unittest.TestCase):
                 np.savez(folder / "chunk-00000.npz", actions=np.zeros(n, dtype=np.int64))
             (run / "checkpoints").mkdir()
             (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
-            pre = {"decisions": 7, "teacher": "heuristic", "opponents": ["random"], "epochs": 2, "also": [str(before)]}
-            (run / "config.yml").write_text(json.dumps({"init": str(ppo), "workers": 2, "pretrain": pre}))
+            # begun from `agent` when the PPO model was shipped (--init: where it lies now)
+            pre = {"decisions": 7, "teacher": "native(iterations=300):agent", "opponents": ["agent@0", "random"],
+                   "epochs": 2, "also": [str(before)]}
+            (run / "config.yml").write_text(json.dumps({"init": "agent", "workers": 2, "pretrain": pre}))
             model = Path(tmp) / "round.zip"
             save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
                        format="gen9randombattle", steps=0, updates=0)
-            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only"]
+            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only", "--init", str(ppo)]
             self.assertEqual(ship_model.main(args), 0)
             steps = read_metadata(model)["lineage"]
             self.assertEqual(steps[0], lineage.of_model(ppo)[0])
-            self.assertEqual({k: steps[1][k] for k in ("kind", "decisions", "earlier", "teacher", "experiment")},
-                             {"kind": "imitation", "decisions": 7, "earlier": 5, "teacher": "heuristic",
-                              "experiment": "expts/smoke.yml"})
+            self.assertEqual({k: steps[1][k] for k in ("kind", "decisions", "earlier", "teacher", "opponents")},
+                             {"kind": "imitation", "decisions": 7, "earlier": 5,
+                              "teacher": f"native(iterations=300):{ppo}", "opponents": [f"{ppo}@0", "random"]})
             self.assertIn("on 7 of its decisions (and 5 of earlier rounds')", lineage.described(steps[1], ROOT))
             shutil.rmtree(before)            # an earlier round's folder gone: named
             with self.assertRaisesRegex(lineage.LineageError, "no demonstrations.*before"):
