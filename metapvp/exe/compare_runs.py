@@ -4,6 +4,7 @@ battle's outcome for the first player read from the runs' logs (head2head --outd
 
     ./rp metapvp/exe/compare_runs.py DIR_A DIR_B
     ./rp metapvp/exe/compare_runs.py A1 B1 A2 B2 ...     several pairs (say, one per opponent), pooled
+    ./rp metapvp/exe/compare_runs.py --same-p2 A B     the runs name one --p2 two ways (agent, then its file)
 
 Most battles end the same way whichever of two similar players plays them, so the difference
 between the two is estimated from the battles where the outcomes differ: far tighter than two
@@ -66,16 +67,18 @@ def sign_test(x: int, y: int) -> float:
     return min(1.0, 2 * tail)
 
 
-def compare_dirs(a_dir: Path, b_dir: Path) -> dict:
-    """Runs a_dir and b_dir compared battle by battle; ValueError naming what is wrong."""
+def compare_dirs(a_dir: Path, b_dir: Path, same_p2: bool = False) -> dict:
+    """Runs a_dir and b_dir compared battle by battle; ValueError naming what is wrong.
+    `same_p2`: the two runs' --p2 are the same player spelt two ways (the user says so)."""
     runs = [recorded_run(d) for d in (a_dir, b_dir)]
     for d, run in zip((a_dir, b_dir), runs):
         if run is None:
             raise ValueError(f"{d} holds no head2head run (no run.json or results.json)")
-    differs = [k for k in SAME if runs[0].get(k) != runs[1].get(k)]
+    differs = [k for k in SAME if runs[0].get(k) != runs[1].get(k) and not (same_p2 and k == "p2")]
     if differs:
         raise ValueError("not the same battles: " + ", ".join(
-            f"{k} {runs[1].get(k)!r} in {b_dir} against {runs[0].get(k)!r} in {a_dir}" for k in differs))
+            f"{k} {runs[1].get(k)!r} in {b_dir} against {runs[0].get(k)!r} in {a_dir}" for k in differs)
+            + (" (--same-p2 if they are one player spelt two ways)" if differs == ["p2"] else ""))
     r = compare(outcomes(a_dir), outcomes(b_dir))
     return {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r}
 
@@ -90,6 +93,9 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("runs", type=Path, nargs="+", metavar="A B",
                     help="head2head --outdir of player A, then of player B; more pairs to pool")
+    ap.add_argument("--same-p2", action="store_true",
+                    help="the runs' --p2 are one player spelt two ways (e.g. `...:agent` before a newer model "
+                         "shipped, and the file that model is kept in now): compare them all the same")
     args = ap.parse_args(argv)
     if len(args.runs) % 2:
         print(f"compare_runs: runs come in pairs (A B), not {len(args.runs)} of them", file=sys.stderr)
@@ -97,7 +103,7 @@ def main(argv=None) -> int:
     results = []
     for a_dir, b_dir in zip(args.runs[::2], args.runs[1::2]):
         try:
-            results.append(compare_dirs(a_dir, b_dir))
+            results.append(compare_dirs(a_dir, b_dir, args.same_p2))
         except ValueError as e:
             print(f"compare_runs: {e}", file=sys.stderr)
             return 2

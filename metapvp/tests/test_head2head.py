@@ -279,9 +279,24 @@ class Head2HeadCliTest(unittest.TestCase):
         code, err, _ = run(out, other)
         self.assertEqual(code, 2)
         self.assertIn("seed 9", err)
+        # one --p2 spelt two ways (`agent`, then the file it is kept in): refused unless said
+        respelt = out / "respelt"
+        shutil.copytree(out, respelt, ignore=shutil.ignore_patterns("turned", "seed9", "other", "respelt"))
+        for file in ("results.json", "run.json"):
+            if (respelt / file).is_file():
+                r = json.loads((respelt / file).read_text())
+                (respelt / file).write_text(json.dumps({**r, "p2": "search8:static/models/old.zip"}))
+        code, err, _ = run(out, respelt)
+        self.assertEqual(code, 2)
+        self.assertIn("--same-p2", err)
+        code, err, same = run("--same-p2", out, respelt)
+        self.assertEqual((code, same["battles"], same["a_only"], same["b_only"]), (0, 6, 0, 0), err)
+        code, err, _ = run("--same-p2", out, other)
+        self.assertEqual(code, 2)
+        self.assertIn("seed 9", err)
         # a run under way (run.json, no results.json yet) compares over the battles it finished
         underway = out / "underway"
-        shutil.copytree(out, underway, ignore=shutil.ignore_patterns("turned", "seed9", "other", "underway"))
+        shutil.copytree(out, underway, ignore=shutil.ignore_patterns("turned", "seed9", "other", "underway", "respelt"))
         (underway / "results.json").unlink()
         sorted((underway / "logs").iterdir())[-1].unlink()
         code, err, partial = run(out, underway)
@@ -298,7 +313,8 @@ class Head2HeadCliTest(unittest.TestCase):
         old = []
         for name in ("old-a", "old-b"):
             d = out / name
-            shutil.copytree(out, d, ignore=shutil.ignore_patterns("old-*", "turned", "seed9", "other", "underway"))
+            shutil.copytree(out, d, ignore=shutil.ignore_patterns("old-*", "turned", "seed9", "other", "underway",
+                                                                  "respelt"))
             for file in ("results.json", "run.json"):
                 r = json.loads((d / file).read_text())
                 (d / file).write_text(json.dumps({**r, "p1": "search64x2fhh4q16p1:agent",
