@@ -30,12 +30,9 @@ import re
 import shlex
 import shutil
 import sys
-import zipfile
 from pathlib import Path
 
-import yaml
-
-from metapvp.models.modelfile import ModelError, update_metadata
+from metapvp.models.modelfile import ModelError, read_metadata, update_metadata
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
 from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
 from metapvp.players.spec import (
@@ -52,11 +49,7 @@ from metapvp.players.spec import (
     shipped_model,
 )
 from metapvp.training import lineage
-
-
-def model_meta(path: Path) -> dict:
-    with zipfile.ZipFile(path) as z:
-        return json.loads(z.read("metadata.json"))
+from metapvp.training.trainer import ended_config
 
 
 def played(r: dict) -> str:
@@ -261,10 +254,12 @@ def main(argv=None) -> int:
         return 0
     if not (args.run and args.model and (args.evals or args.lineage_only)):
         ap.error("shipping a model needs RUN, --model and --evals (--lineage-only: RUN and --model)")
-    meta = model_meta(args.model)
+    try:
+        meta = read_metadata(args.model)
+    except ModelError as e:
+        ap.error(str(e))
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
-    resumed = args.run / "config-resumed.yml"   # the last --resume's config: what the run ended with
-    cfg = yaml.safe_load((resumed if resumed.is_file() else args.run / "config.yml").read_text())
+    cfg = ended_config(args.run)
     cfg["_expt"] = args.expt
     try:
         steps = lineage_of(args, cfg, meta, state)
@@ -285,9 +280,8 @@ def main(argv=None) -> int:
             shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
         else:
             (SHIPPED_MODELS / f"{fmt}-curve.png").unlink(missing_ok=True)   # the model before's, not this one's
-        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", lineage=steps)
-    if entries:
-        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **entries)
+    if entries or not args.card_only:
+        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **entries, **({} if args.card_only else {"lineage": steps}))
     card_path = SHIPPED_MODELS / (args.card or f"{fmt}.md")
     card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve, steps))
     print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {card_path}")

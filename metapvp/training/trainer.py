@@ -37,6 +37,15 @@ from metapvp.training.workers import WorkerPool
 RETIRE_AFTER = 20  # updates a dropped league snapshot's file is kept
 
 
+STARTED_CONFIG, RESUMED_CONFIG = "config.yml", "config-resumed.yml"
+
+
+def ended_config(outdir: Path) -> dict:
+    """The experiment a run in `outdir` ended with: its last --resume's, else the one it started with."""
+    resumed = Path(outdir) / RESUMED_CONFIG
+    return yaml.safe_load((resumed if resumed.is_file() else Path(outdir) / STARTED_CONFIG).read_text())
+
+
 class TrainingError(RuntimeError):
     """A run that cannot start or go on (bad run directory, missing checkpoint)."""
 
@@ -75,7 +84,7 @@ class Trainer:
                                 f"or choose another directory")
         self.outdir.mkdir(parents=True, exist_ok=True)
         # the run's experiment as it started; a resumed session's own settings go beside it
-        config = self.outdir / ("config.yml" if not resume else "config-resumed.yml")
+        config = self.outdir / (RESUMED_CONFIG if resume else STARTED_CONFIG)
         config.write_text(yaml.safe_dump(cfg, sort_keys=False))
         torch.manual_seed(cfg["seed"])
         self.rng = np.random.default_rng(cfg["seed"])
