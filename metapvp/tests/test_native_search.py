@@ -132,7 +132,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 10 passed", proc.stdout)
+        self.assertIn("test result: ok. 13 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -204,8 +204,9 @@ class NativeSearchTest(unittest.TestCase):
     def test_the_bridge_is_true_on_random_battles(self):
         """The same judgement over 20 random gen 9 battles (seed 1, both sides at random), where
         sleep, Rest, Wish and the like come up more than in the two golden battles: at least
-        RANDOM_TRUE_ROUNDS of rounds agree (0.906 measured; without the sleep counters 0.899,
-        without Wish's count 0.891)."""
+        RANDOM_TRUE_ROUNDS of rounds agree (0.937 measured; 0.906 before the crate's corrections
+        of the engine, search-rs/src/corrections.rs; without the sleep counters 0.899 and
+        without Wish's count 0.891, as the bridge stood then)."""
         found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": 20,
                                                         "seed": [1, 2, 3, 4], "max": 100_000})
         tally = tally_rounds(found["rounds"], self.m)
@@ -214,13 +215,14 @@ class NativeSearchTest(unittest.TestCase):
 
 
 
-# The share of the golden battles' rounds the engine must get right: 0.882 measured (2026-11-28);
-# the issue's 0.95 is out of the bridge's reach while poke-engine 0.0.48 gets Spikes' damage (layers
-# / 8, not 1/8, 1/6, 1/4), Magic Bounce and Beat Up wrong (docs/lab/engine-truth.md)
-TRUE_ROUNDS = 0.87
+# The share of the golden battles' rounds the engine must get right: 0.923 measured (2026-11-28,
+# with the crate's corrections of Spikes and Heal Block; 0.882 without). The issue's 0.95 is out
+# of reach while poke-engine 0.0.48 gets Magic Bounce, Beat Up and more wrong
+# (docs/lab/engine-truth.md)
+TRUE_ROUNDS = 0.92
 # The same over 20 random battles (the battles and the engine are fixed: the figure is exact, so
 # a bound just under it catches a field the bridge stops carrying)
-RANDOM_TRUE_ROUNDS = 0.90
+RANDOM_TRUE_ROUNDS = 0.93
 
 
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")

@@ -4,16 +4,17 @@
 //! every other side and node by UCB1 (with uniform priors PUCT hardly explores: PUCT everywhere
 //! cost a search without a network 0.05 against `heuristic`, docs/lab/native-search.md), with
 //! chance taken from the engine's instruction branches (each
-//! outcome of a joint choice drawn in proportion to its percentage). One state is mutated along
+//! outcome of a joint choice drawn in proportion to its percentage; the turn as corrections.rs
+//! puts it right). One state is mutated along
 //! a visit by the outcomes' instruction lists and put back by reversing them: nothing is copied.
 //! A new node is valued by the engine's evaluation relative to the root's, squashed to [0, 1],
 //! or by a learned model of the chance to win (features.rs) where the settings carry one; an
 //! ended battle by its result. The design follows js/src/search.js (the search on Showdown's
 //! simulator), which it is to replace where the agent thinks.
 
+use crate::corrections;
 use crate::features::LeafModel;
 use poke_engine::engine::evaluate::evaluate;
-use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
 use poke_engine::state::State;
@@ -255,7 +256,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
             }
             // damage rolls branch near the root, where the choice is made; deeper, the average
             let branch_on_damage = path.len() <= 1;
-            let outcomes: Vec<Outcome> = generate_instructions_from_move_pair(state, &m1, &m2, branch_on_damage)
+            let outcomes: Vec<Outcome> = corrections::turn(state, &m1, &m2, branch_on_damage)
                 .into_iter()
                 .map(|instructions| {
                     nodes.push(Node::default());

@@ -1,9 +1,9 @@
 //! What the engine makes of one turn: every outcome of a joint choice on a state (the engine's
 //! instruction branches, each with its chance), summarised as what Showdown's simulator shows of
-//! a turn's result (each side's active Pokemon, every Pokemon's HP and status, the active's
+//! a turn's result, as the search sees it (corrections.rs) (each side's active Pokemon, every Pokemon's HP and status, the active's
 //! stat stages). The bridge's truth test compares them with what the simulator produced.
 
-use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
+use crate::corrections;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::state::{Side, State};
 
@@ -54,7 +54,7 @@ pub fn outcomes(state: &mut State, s1: &str, s2: &str) -> Result<Vec<Outcome>, S
     let c2 = MoveChoice::from_string(s2, &state.side_two)
         .ok_or_else(|| format!("side two has no option {s2:?}"))?;
     let mut out = Vec::new();
-    for branch in generate_instructions_from_move_pair(state, &c1, &c2, true) {
+    for branch in corrections::turn(state, &c1, &c2, true) {
         state.apply_instructions(&branch.instruction_list);
         out.push(Outcome { chance: branch.percentage, sides: [side_view(&state.side_one), side_view(&state.side_two)] });
         state.reverse_instructions(&branch.instruction_list);

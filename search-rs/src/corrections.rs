@@ -1,0 +1,196 @@
+//! A turn as the engine plays it, put right where poke-engine 0.0.48 is known to differ from
+//! Showdown's simulator (docs/lab/engine-truth.md, the misses by mechanic). The search and the
+//! bridge's truth test both take a turn's outcomes from here, so they think on the same rules.
+//!
+//! Each correction edits the engine's own instruction lists, never the engine:
+//! - Spikes deal 1/8, 1/6, 1/4 of max HP for 1, 2, 3 layers (the engine: layers / 8);
+//! - a Pokemon under Heal Block is not healed (the engine blocks healing moves only: Leftovers,
+//!   Grassy Terrain and draining still heal it).
+//!
+//! A list is read by applying it to the state one instruction at a time, so each correction sees
+//! the battle as it was at that point; the state is put back after. A corrected list that would
+//! take a Pokemon's HP out of [0, max] (an outcome the engine built on a faint the correction
+//! undoes) is given up for the engine's own.
+
+use poke_engine::engine::abilities::Abilities;
+use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
+use poke_engine::engine::items::Items;
+use poke_engine::engine::state::{MoveChoice, PokemonVolatileStatus};
+use poke_engine::instruction::{Instruction, StateInstructions};
+use poke_engine::state::{SideReference, State};
+
+/// The outcomes of side one choosing `m1` and side two `m2` on `state` (left as it was found),
+/// each with its chance, corrected as this module says; `branch_on_damage` as the engine's.
+pub fn turn(state: &mut State, m1: &MoveChoice, m2: &MoveChoice, branch_on_damage: bool) -> Vec<StateInstructions> {
+    let mut branches = generate_instructions_from_move_pair(state, m1, m2, branch_on_damage);
+    for branch in branches.iter_mut() {
+        let corrected = corrected(state, &branch.instruction_list);
+        if let Some(list) = corrected {
+            branch.instruction_list = list;
+        }
+    }
+    branches
+}
+
+/// Spikes' share of max HP for 1, 2 and 3 layers, in 24ths (the simulator's).
+const SPIKES_24THS: [i16; 4] = [0, 3, 4, 6];
+
+/// `list` corrected, or None where nothing changed or the correction would not hold.
+fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>> {
+    let mut out: Vec<Instruction> = Vec::with_capacity(list.len());
+    let mut changed = false;
+    let mut valid = true;
+    let mut spikes_due: Option<(SideReference, usize)> = None; // (side, hazard hits before spikes')
+    for ins in list {
+        let mut ins = ins.clone();
+        match &mut ins {
+            Instruction::Switch(s) => {
+                let side_ref = s.side_ref;
+                state.apply_one_instruction(&ins);
+                out.push(ins);
+                spikes_due = spikes_after_switch(state, side_ref);
+                continue;
+            }
+            Instruction::Damage(d) => {
+                if let Some((side_ref, before)) = spikes_due {
+                    if d.side_ref == side_ref {
+                        if before == 0 {
+                            spikes_due = None;
+                            changed |= spikes_as_simulator(state, side_ref, &mut d.damage_amount);
+                        } else {
+                            spikes_due = Some((side_ref, before - 1));
+                        }
+                    }
+                }
+            }
+            Instruction::Heal(h) => {
+                let side = state.get_side_immutable(&h.side_ref);
+                if h.heal_amount > 0 && side.volatile_statuses.contains(&PokemonVolatileStatus::HEALBLOCK) {
+                    changed = true;
+                    continue; // neither applied nor kept
+                }
+            }
+            // what the engine writes between a switch and its hazards' damage
+            Instruction::SetLastUsedMove(_) | Instruction::ChangeStatus(_) | Instruction::ChangeSideCondition(_)
+            | Instruction::Boost(_) => {}
+            _ => spikes_due = None,
+        }
+        state.apply_one_instruction(&ins);
+        out.push(ins);
+        valid &= hp_in_range(state);
+    }
+    for ins in out.iter().rev() {
+        state.reverse_one_instruction(ins);
+    }
+    if changed && valid {
+        Some(out)
+    } else {
+        None
+    }
+}
+
+/// Where the Pokemon that just came in on `side_ref` takes Spikes' damage of two or three layers
+/// (the engine's is wrong only there), the side and how many of its Damage instructions come
+/// first (Stealth Rock's, as the engine orders them).
+fn spikes_after_switch(state: &State, side_ref: SideReference) -> Option<(SideReference, usize)> {
+    let side = state.get_side_immutable(&side_ref);
+    let active = side.get_active_immutable();
+    let hazards_reach = active.item != Items::HEAVYDUTYBOOTS && active.ability != Abilities::MAGICGUARD;
+    if !hazards_reach || side.side_conditions.spikes < 2 || !active.is_grounded() {
+        return None;
+    }
+    Some((side_ref, if side.side_conditions.stealth_rock == 1 { 1 } else { 0 }))
+}
+
+/// Rewrites the engine's Spikes damage `amount` on `side_ref`'s active as the simulator deals it;
+/// whether it changed. The amount is checked against the engine's own rule first, and left alone
+/// where it knocks the Pokemon out (what follows in the list was built on the faint).
+fn spikes_as_simulator(state: &State, side_ref: SideReference, amount: &mut i16) -> bool {
+    let side = state.get_side_immutable(&side_ref);
+    let active = side.get_active_immutable();
+    let layers = side.side_conditions.spikes.clamp(0, 3) as usize;
+    let engines = (active.maxhp * layers as i16 / 8).min(active.hp);
+    if *amount != engines || *amount >= active.hp {
+        return false;
+    }
+    let simulators = ((active.maxhp as i32 * SPIKES_24THS[layers] as i32 / 24) as i16).max(1).min(active.hp);
+    let changed = simulators != *amount;
+    *amount = simulators;
+    changed
+}
+
+fn hp_in_range(state: &State) -> bool {
+    [&state.side_one, &state.side_two]
+        .iter()
+        .all(|side| side.pokemon.into_iter().all(|p| p.hp >= 0 && p.hp <= p.maxhp))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::example::example_state;
+
+    fn switch_to_last(state: &State) -> MoveChoice {
+        let (s1, _) = state.get_all_options();
+        s1.into_iter().filter(|c| matches!(c, MoveChoice::Switch(_))).last().expect("a switch")
+    }
+
+    fn hp_after_switch(layers: i8) -> (i16, i16) {
+        let mut state = example_state();
+        state.side_one.side_conditions.spikes = layers;
+        let choice = switch_to_last(&state);
+        let branches = turn(&mut state, &choice, &MoveChoice::None, false);
+        let index = match choice {
+            MoveChoice::Switch(i) => i,
+            _ => unreachable!(),
+        };
+        let maxhp = state.side_one.pokemon[index].maxhp;
+        let mut damage = 0;
+        for ins in &branches[0].instruction_list {
+            if let Instruction::Damage(d) = ins {
+                if d.side_ref == SideReference::SideOne {
+                    damage += d.damage_amount;
+                }
+            }
+        }
+        (damage, maxhp)
+    }
+
+    #[test]
+    fn spikes_deal_the_simulators_shares() {
+        for (layers, share) in [(1, 8), (2, 6), (3, 4)] {
+            let (damage, maxhp) = hp_after_switch(layers);
+            assert_eq!(damage, maxhp / share, "{layers} layers on {maxhp} HP");
+        }
+    }
+
+    fn heals_of_side_one(heal_blocked: bool) -> usize {
+        let mut state = example_state();
+        let active = state.side_one.get_active();
+        active.item = Items::LEFTOVERS;
+        active.hp = active.maxhp / 2;
+        if heal_blocked {
+            state.side_one.volatile_statuses.insert(PokemonVolatileStatus::HEALBLOCK);
+        }
+        let branches = turn(&mut state, &MoveChoice::None, &MoveChoice::None, false);
+        branches.iter().flat_map(|b| b.instruction_list.iter())
+            .filter(|i| matches!(i, Instruction::Heal(h) if h.side_ref == SideReference::SideOne && h.heal_amount > 0))
+            .count()
+    }
+
+    #[test]
+    fn heal_block_stops_leftovers() {
+        assert!(heals_of_side_one(false) > 0, "Leftovers heals where nothing blocks it");
+        assert_eq!(heals_of_side_one(true), 0);
+    }
+
+    #[test]
+    fn a_corrected_turn_leaves_the_state_as_it_found_it() {
+        let mut state = example_state();
+        state.side_one.side_conditions.spikes = 3;
+        let before = state.serialize();
+        let choice = switch_to_last(&state);
+        turn(&mut state, &choice, &MoveChoice::None, true);
+        assert_eq!(state.serialize(), before);
+    }
+}
