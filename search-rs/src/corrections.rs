@@ -103,14 +103,16 @@ fn spikes_after_switch(state: &State, side_ref: SideReference) -> Option<(SideRe
 }
 
 /// Rewrites the engine's Spikes damage `amount` on `side_ref`'s active as the simulator deals it;
-/// whether it changed. The amount is checked against the engine's own rule first, and left alone
-/// where it knocks the Pokemon out (what follows in the list was built on the faint).
+/// whether it changed. The amount is checked against the engine's own rule first. Where the
+/// engine's damage knocks the Pokemon out and the simulator's does not, it stands with what HP is
+/// left: what follows in the list was built on the faint (the Pokemon misses that turn's
+/// end-of-turn effects), which is nearer the truth than a faint.
 fn spikes_as_simulator(state: &State, side_ref: SideReference, amount: &mut i16) -> bool {
     let side = state.get_side_immutable(&side_ref);
     let active = side.get_active_immutable();
     let layers = side.side_conditions.spikes.clamp(0, 3) as usize;
     let engines = (active.maxhp * layers as i16 / 8).min(active.hp);
-    if *amount != engines || *amount >= active.hp {
+    if *amount != engines {
         return false;
     }
     let simulators = ((active.maxhp as i32 * SPIKES_24THS[layers] as i32 / 24) as i16).max(1).min(active.hp);
