@@ -132,7 +132,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 13 passed", proc.stdout)
+        self.assertIn("test result: ok. 14 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -204,7 +204,7 @@ class NativeSearchTest(unittest.TestCase):
     def test_the_bridge_is_true_on_random_battles(self):
         """The same judgement over 20 random gen 9 battles (seed 1, both sides at random), where
         sleep, Rest, Wish and the like come up more than in the two golden battles: at least
-        RANDOM_TRUE_ROUNDS of rounds agree (0.937 measured; 0.906 before the crate's corrections
+        RANDOM_TRUE_ROUNDS of rounds agree (0.941 measured; 0.906 before the crate's corrections
         of the engine, search-rs/src/corrections.rs; without the sleep counters 0.899 and
         without Wish's count 0.891, as the bridge stood then)."""
         found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": 20,
@@ -216,13 +216,13 @@ class NativeSearchTest(unittest.TestCase):
 
 
 # The share of the golden battles' rounds the engine must get right: 0.928 measured (2026-11-28,
-# with the crate's corrections of Spikes and Heal Block; 0.882 without). The issue's 0.95 is out
+# with the crate's corrections of Spikes, Heal Block and Rest; 0.882 without). The issue's 0.95 is out
 # of reach while poke-engine 0.0.48 gets Magic Bounce, Beat Up and more wrong
 # (docs/lab/engine-truth.md)
 TRUE_ROUNDS = 0.92
 # The same over 20 random battles (the battles and the engine are fixed: the figure is exact, so
 # a bound just under it catches a field the bridge stops carrying)
-RANDOM_TRUE_ROUNDS = 0.93
+RANDOM_TRUE_ROUNDS = 0.935
 
 
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")

@@ -5,7 +5,8 @@
 //! Each correction edits the engine's own instruction lists, never the engine:
 //! - Spikes deal 1/8, 1/6, 1/4 of max HP for 1, 2, 3 layers (the engine: layers / 8);
 //! - a Pokemon under Heal Block is not healed (the engine blocks healing moves only: Leftovers,
-//!   Grassy Terrain and draining still heal it).
+//!   Grassy Terrain and draining still heal it);
+//! - Rest at full HP fails (the engine puts the Pokemon to sleep).
 //!
 //! A list is read by applying it to the state one instruction at a time, so each correction sees
 //! the battle as it was at that point; the state is put back after. A corrected list that would
@@ -17,7 +18,7 @@ use poke_engine::engine::generate_instructions::generate_instructions_from_move_
 use poke_engine::engine::items::Items;
 use poke_engine::engine::state::{MoveChoice, PokemonVolatileStatus};
 use poke_engine::instruction::{Instruction, StateInstructions};
-use poke_engine::state::{SideReference, State};
+use poke_engine::state::{PokemonStatus, SideReference, State};
 
 /// The outcomes of side one choosing `m1` and side two `m2` on `state` (left as it was found),
 /// each with its chance, corrected as this module says; `branch_on_damage` as the engine's.
@@ -41,8 +42,15 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
     let mut changed = false;
     let mut valid = true;
     let mut spikes_due: Option<(SideReference, usize)> = None; // (side, hazard hits before spikes')
-    for ins in list {
-        let mut ins = ins.clone();
+    let mut k = 0;
+    while k < list.len() {
+        if rest_at_full_hp(state, &list[k..]) {
+            changed = true;
+            k += 3; // Rest's sleep, its counter and its heal of nothing: none of them
+            continue;
+        }
+        let mut ins = list[k].clone();
+        k += 1;
         match &mut ins {
             Instruction::Switch(s) => {
                 let side_ref = s.side_ref;
@@ -89,6 +97,19 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
     }
 }
 
+/// Whether `rest` begins with Rest used at full HP as the engine writes it: the user put to sleep,
+/// its Rest counter set, and healed by nothing.
+fn rest_at_full_hp(state: &State, rest: &[Instruction]) -> bool {
+    match rest {
+        [Instruction::ChangeStatus(c), Instruction::SetRestTurns(t), Instruction::Heal(h), ..] => {
+            let pokemon = &state.get_side_immutable(&c.side_ref).pokemon[c.pokemon_index];
+            c.new_status == PokemonStatus::SLEEP && t.side_ref == c.side_ref && t.pokemon_index == c.pokemon_index
+                && h.side_ref == c.side_ref && h.heal_amount == 0 && pokemon.hp == pokemon.maxhp
+        }
+        _ => false,
+    }
+}
+
 /// Where the Pokemon that just came in on `side_ref` takes Spikes' damage of two or three layers
 /// (the engine's is wrong only there), the side and how many of its Damage instructions come
 /// first (Stealth Rock's, as the engine orders them).
@@ -131,6 +152,8 @@ fn hp_in_range(state: &State) -> bool {
 mod tests {
     use super::*;
     use crate::example::example_state;
+    use poke_engine::choices::Choices;
+    use poke_engine::state::PokemonMoveIndex;
 
     fn switch_to_last(state: &State) -> MoveChoice {
         let (s1, _) = state.get_all_options();
@@ -184,6 +207,23 @@ mod tests {
     fn heal_block_stops_leftovers() {
         assert!(heals_of_side_one(false) > 0, "Leftovers heals where nothing blocks it");
         assert_eq!(heals_of_side_one(true), 0);
+    }
+
+    fn asleep_after_rest(hp_lost: i16) -> bool {
+        let mut state = example_state();
+        let active = state.side_one.get_active();
+        active.replace_move(PokemonMoveIndex::M0, Choices::REST);
+        active.hp -= hp_lost;
+        let branches = turn(&mut state, &MoveChoice::Move(PokemonMoveIndex::M0), &MoveChoice::None, false);
+        assert_eq!(branches.len(), 1);
+        state.apply_instructions(&branches[0].instruction_list);
+        state.side_one.get_active_immutable().status == PokemonStatus::SLEEP
+    }
+
+    #[test]
+    fn rest_fails_at_full_hp() {
+        assert!(asleep_after_rest(10), "Rest below full HP puts its user to sleep");
+        assert!(!asleep_after_rest(0));
     }
 
     #[test]
