@@ -50,6 +50,10 @@ class NativeConfig:
     """How new nodes are valued: "engine" (poke-engine's evaluation, relative to the root's),
     "learned" (the shipped learned value, static/models/native-value.json) or a path to one
     (a .json file that studies/leaf_value.py wrote)."""
+    prior: str = "root"
+    """Where the policy's prior guides our side: "root" (there only; UCB1 below) or "deep" (also
+    at every node below where our options are the root's: the same Pokemon in, the same moves
+    open; docs/lab/native-agent.md, "The prior below the root")."""
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
@@ -65,6 +69,9 @@ class NativeConfig:
                              f"ucb={self.ucb:g})")
         if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
             raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
+        if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
+            raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
+                             f"(got prior={self.prior!r}, search={self.search!r})")
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (for a model file's metadata: the native search
@@ -79,12 +86,15 @@ class NativeConfig:
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
-        the search's owner only where they are not the defaults (sqrt(2), ours), e.g.
+        the search's owner and the prior's reach only where they are not the defaults (sqrt(2), ours,
+        root), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
         owner = "" if self.search == "ours" else f",search={self.search}"
-        return f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}{ucb}{owner})"
+        prior = "" if self.prior == "root" else f",prior={self.prior}"
+        return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
+                f"{ucb}{owner}{prior})")
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -154,7 +164,7 @@ class NativeSearch:
             # actions gets a prior of 1
             prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                   priors=prior, leaf=self.leaf, ucb=c.ucb)
+                                   priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep")
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]

@@ -47,6 +47,25 @@ class NativeSearchTest(unittest.TestCase):
         c = self.m.search(self.state, iterations=1500, seed=6)
         self.assertNotEqual(a["s1"]["visits"], c["s1"]["visits"])
 
+    def test_a_panic_of_the_engine_in_the_search_is_a_value_error_naming_it(self):
+        """poke-engine panics on a state it cannot play (here side one's active asleep with a Rest
+        counter of -1): the search's error, named, and the process goes on."""
+        broken = self.state.replace(",NONE,0,0,", ",SLEEP,-1,0,", 1)
+        with self.assertRaisesRegex(ValueError, r"the engine failed in the search \(Invalid rest_turns value: -1\)"):
+            self.m.search(broken, iterations=200, seed=0)
+        self.assertEqual(self.m.search(self.state, iterations=200, seed=0)["iterations"], 200)
+
+    def test_a_deep_prior_changes_the_search_and_is_the_same_without_a_prior(self):
+        """deep_prior: the root's prior guides side one below the root too (duct.rs's own test
+        checks where); without a prior it changes nothing."""
+        n = len(self.m.options(self.state)[0])
+        prior = [1.0] + [0.05] * (n - 1)
+        root = self.m.search(self.state, iterations=3000, seed=4, priors=prior)
+        deep = self.m.search(self.state, iterations=3000, seed=4, priors=prior, deep_prior=True)
+        self.assertNotEqual(root["s1"]["visits"], deep["s1"]["visits"])
+        self.assertEqual(self.m.search(self.state, iterations=1000, seed=4),
+                         self.m.search(self.state, iterations=1000, seed=4, deep_prior=True))
+
     def test_a_smaller_ucb_constant_searches_the_foes_best_answers_more(self):
         """UCB1's constant (every choice no prior guides): sqrt(2) by default, the same search as
         not naming it; smaller, side two's visits gather on its best-valued options."""
@@ -132,7 +151,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 14 passed", proc.stdout)
+        self.assertIn("test result: ok. 16 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -256,12 +275,16 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual((narrow.ucb, narrow.prefix()),
                          (0.5, "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,ucb=0.5)"))
         self.assertNotIn("ucb", NativeConfig().prefix())   # the default, sqrt(2), unsaid
+        deep = make_player("native(prior=deep):agent").config
+        self.assertEqual(deep.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,prior=deep)")
+        self.assertNotIn("prior", NativeConfig().prefix())   # the default, root, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
                           ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value"),
                           ("mcts(search=poke-engine,ucb=0.5)", "UCB1's own constant"),
-                          ("mcts(ucb=0)", "ucb above 0")]:
+                          ("mcts(ucb=0)", "ucb above 0"), ("native(prior=everywhere):agent", "prior is root or deep"),
+                          ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

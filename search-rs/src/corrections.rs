@@ -9,9 +9,11 @@
 //! - Rest at full HP fails (the engine puts the Pokemon to sleep).
 //!
 //! A list is read by applying it to the state one instruction at a time, so each correction sees
-//! the battle as it was at that point; the state is put back after. A corrected list that would
-//! take a Pokemon's HP out of [0, max] (an outcome the engine built on a faint the correction
-//! undoes) is given up for the engine's own.
+//! the battle as it was at that point; the state is put back after. A corrected list is given up
+//! for the engine's own where what follows a correction was built on what it undid: a Pokemon's
+//! HP out of [0, max], or an instruction whose record of the state before it no longer holds
+//! (a Chesto Berry waking a Pokemon from the Rest that was taken out), which reversing would
+//! write into the search's state.
 
 use poke_engine::engine::abilities::Abilities;
 use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
@@ -83,6 +85,7 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
             | Instruction::Boost(_) => {}
             _ => spikes_due = None,
         }
+        valid &= !changed || holds(state, &ins);
         state.apply_one_instruction(&ins);
         out.push(ins);
         valid &= hp_in_range(state);
@@ -140,6 +143,19 @@ fn spikes_as_simulator(state: &State, side_ref: SideReference, amount: &mut i16)
     let changed = simulators != *amount;
     *amount = simulators;
     changed
+}
+
+/// Whether what `ins` records of the state before it (a status, a sleep or Rest counter, the
+/// active Pokemon) is what `state` holds, so that applying and reversing it are exact.
+fn holds(state: &State, ins: &Instruction) -> bool {
+    match ins {
+        Instruction::ChangeStatus(c) => state.get_side_immutable(&c.side_ref).pokemon[c.pokemon_index].status == c.old_status,
+        Instruction::SetRestTurns(t) => state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].rest_turns == t.previous_turns,
+        Instruction::SetSleepTurns(t) => state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].sleep_turns == t.previous_turns,
+        Instruction::DecrementRestTurns(d) => state.get_side_immutable(&d.side_ref).get_active_immutable().rest_turns > 0,
+        Instruction::Switch(w) => state.get_side_immutable(&w.side_ref).active_index == w.previous_index,
+        _ => true,
+    }
 }
 
 fn hp_in_range(state: &State) -> bool {
@@ -221,6 +237,20 @@ mod tests {
     }
 
     #[test]
+    fn rest_at_full_hp_with_a_chesto_berry_after_it_leaves_a_state_that_reverses_exactly() {
+        let mut state = example_state();
+        let active = state.side_one.get_active();
+        active.replace_move(PokemonMoveIndex::M0, Choices::REST);
+        active.item = Items::CHESTOBERRY;
+        let before = state.serialize();
+        for branch in turn(&mut state, &MoveChoice::Move(PokemonMoveIndex::M0), &MoveChoice::None, false) {
+            state.apply_instructions(&branch.instruction_list);
+            state.reverse_instructions(&branch.instruction_list);
+            assert_eq!(state.serialize(), before);
+        }
+    }
+
+    #[test]
     fn rest_fails_at_full_hp() {
         assert!(asleep_after_rest(10), "Rest below full HP puts its user to sleep");
         assert!(!asleep_after_rest(0));
@@ -236,3 +266,4 @@ mod tests {
         assert_eq!(state.serialize(), before);
     }
 }
+

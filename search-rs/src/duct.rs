@@ -27,7 +27,8 @@ use std::time::Instant;
 /// `exploration` constant (where a prior guides), UCB1's `ucb` constant (everywhere else:
 /// sqrt(2) is the textbook's, poke-engine's MCTS's), and the `seed` of its draws (an iteration budget with a seed gives
 /// the same search every time); `leaf`: the learned value of new nodes (None: the engine's
-/// evaluation).
+/// evaluation); `deep_prior`: side one's root prior also guides it (by PUCT) at every node below
+/// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1.
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
@@ -36,6 +37,7 @@ pub struct Settings {
     pub ucb: f32,
     pub seed: u64,
     pub leaf: Option<LeafModel>,
+    pub deep_prior: bool,
 }
 
 /// Per side, at the root: each option, its visits and its mean value for that side.
@@ -75,6 +77,7 @@ struct Node {
     visits: u32,
     total: f32, // side one's values, summed
     arms: Option<[Vec<Arm>; 2]>,
+    guided: bool, // side one picks by PUCT over its arms' priors (else UCB1)
     children: HashMap<(u16, u16), Vec<Outcome>>,
 }
 
@@ -82,6 +85,11 @@ struct Node {
 /// options in the order `state.get_all_options()` gives them (None: no prior, UCB1 there too);
 /// side two and every other node choose by UCB1. An error names a prior of the wrong length.
 pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<SearchResult, String> {
+    grow(state, settings, root_priors).map(|(_, result)| result)
+}
+
+/// The search's tree and its result (search() keeps the result only).
+fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<(Vec<Node>, SearchResult), String> {
     let (s1, s2) = state.get_all_options();
     let mut root = Node::default();
     let ones = |n: usize| vec![1.0 / n.max(1) as f32; n];
@@ -93,12 +101,16 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
         None => ones(s1.len()),
     };
     let p2 = ones(s2.len());
+    let deep = match root_priors {
+        Some(_) if settings.deep_prior => Some((s1.clone(), p1.clone())),
+        _ => None,
+    };
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
+    root.guided = root_priors.is_some();
     let mut nodes = vec![root];
     let root_eval = evaluate(state);
     let leaf = Leaf { root_eval, model: settings.leaf.as_ref() };
-    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb,
-                        root_guided: root_priors.is_some() };
+    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref() };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -120,7 +132,8 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
         visits: arms[k].iter().map(|a| a.visits).collect(),
         values: arms[k].iter().map(|a| if a.visits > 0 { a.total / a.visits as f32 } else { f32::NAN }).collect(),
     };
-    Ok(SearchResult { sides: [side(0), side(1)], iterations, root_eval })
+    let result = SearchResult { sides: [side(0), side(1)], iterations, root_eval };
+    Ok((nodes, result))
 }
 
 fn normalised(p: &[f32]) -> Vec<f32> {
@@ -197,13 +210,14 @@ fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
     outcomes.len() - 1
 }
 
-/// How a visit goes: new nodes valued by `leaf`; side one at the root by PUCT over its prior
-/// where `root_guided` (with `exploration`), every other pick by UCB1 (with `ucb`).
+/// How a visit goes: new nodes valued by `leaf`; side one by PUCT over its prior (with
+/// `exploration`) at the root where it has one and, with `deep` (the root's options and prior),
+/// wherever its options are the root's; every other pick by UCB1 (with `ucb`).
 struct Rules<'a> {
     leaf: &'a Leaf<'a>,
     exploration: f32,
     ucb: f32,
-    root_guided: bool,
+    deep: Option<&'a (Vec<MoveChoice>, Vec<f32>)>,
 }
 
 /// How new nodes are valued: the learned model where there is one, else the engine's
@@ -239,11 +253,16 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
         }
         if nodes[at].arms.is_none() {
             let (s1, s2) = state.get_all_options();
-            let (u1, u2) = (vec![1.0 / s1.len().max(1) as f32; s1.len()], vec![1.0 / s2.len().max(1) as f32; s2.len()]);
-            nodes[at].arms = Some([arms(s1, &u1), arms(s2, &u2)]);
+            let u2 = vec![1.0 / s2.len().max(1) as f32; s2.len()];
+            let (p1, guided) = match rules.deep {
+                Some((options, prior)) if *options == s1 => (prior.clone(), true),
+                _ => (vec![1.0 / s1.len().max(1) as f32; s1.len()], false),
+            };
+            nodes[at].arms = Some([arms(s1, &p1), arms(s2, &u2)]);
+            nodes[at].guided = guided;
         }
         let (c, u) = (rules.exploration, rules.ucb);
-        let (i, j) = (pick(&nodes[at], 0, at == 0 && rules.root_guided, c, u), pick(&nodes[at], 1, false, c, u));
+        let (i, j) = (pick(&nodes[at], 0, nodes[at].guided, c, u), pick(&nodes[at], 1, false, c, u));
         let key = (i as u16, j as u16);
         let expanded = nodes[at].children.contains_key(&key);
         if !expanded {
@@ -296,7 +315,7 @@ mod tests {
     use crate::example::example_state;
 
     fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None }
+        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false }
     }
 
     #[test]
@@ -336,6 +355,26 @@ mod tests {
         let most = guided.sides[0].visits.iter().max().unwrap();
         assert_eq!(guided.sides[0].visits[n - 1], *most, "{:?}", guided.sides[0].visits);
         assert!(guided.sides[1].visits.iter().all(|&n| n > 0), "side two has no prior: UCB1");
+    }
+
+    #[test]
+    fn a_deep_prior_guides_side_one_below_the_root_where_its_options_are_the_roots() {
+        let n = example_state().get_all_options().0.len();
+        let mut prior = vec![0.01; n];
+        prior[0] = 1.0;
+        let guided_below = |deep: bool| {
+            let mut with = settings(3000, 5);
+            with.deep_prior = deep;
+            let (nodes, _) = grow(&mut example_state(), &with, Some(&prior)).unwrap();
+            nodes[1..].iter().filter(|node| node.guided && node.visits >= 30).map(|node| {
+                let arms = &node.arms.as_ref().unwrap()[0];
+                arms[0].visits * 2 > node.visits // the favourite takes most of the visits
+            }).collect::<Vec<bool>>()
+        };
+        assert!(guided_below(false).is_empty(), "UCB1 below the root without a deep prior");
+        let deep = guided_below(true);
+        assert!(!deep.is_empty(), "nodes below the root with the root's options are guided");
+        assert!(deep.iter().all(|&favourite_most| favourite_most), "{deep:?}");
     }
 
     #[test]

@@ -21,17 +21,24 @@ mod python {
     use std::panic::{catch_unwind, AssertUnwindSafe};
     use std::time::Duration;
 
+    /// `f`'s result, or what it panicked with: poke-engine panics on what it cannot handle (an
+    /// unreadable state, a counter out of its range), which must not take the process with it.
+    fn unpanicked<T>(f: impl FnOnce() -> T) -> Result<T, String> {
+        catch_unwind(AssertUnwindSafe(f)).map_err(|e| {
+            e.downcast_ref::<String>().cloned()
+                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                .unwrap_or_else(|| "a panic".to_string())
+        })
+    }
+
     /// poke-engine's State from its serialised form; poke-engine panics on a string it cannot
-    /// read, which becomes a ValueError here.
+    /// read, which becomes a ValueError here (the panic's own message silenced: it is the error's).
     fn state_of(text: &str) -> PyResult<State> {
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        let parsed = catch_unwind(AssertUnwindSafe(|| State::deserialize(text)));
+        let parsed = unpanicked(|| State::deserialize(text));
         std::panic::set_hook(hook);
-        parsed.map_err(|e| {
-            let why = e.downcast_ref::<String>().cloned()
-                .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                .unwrap_or_else(|| "unreadable".to_string());
+        parsed.map_err(|why| {
             let shown: String = text.chars().take(80).collect();
             PyValueError::new_err(format!("not a poke-engine state ({why}): {shown:?}"))
         })
@@ -60,18 +67,20 @@ mod python {
     }
 
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-    /// ucb=sqrt(2)) -> {s1,
+    /// ucb=sqrt(2), deep_prior=False) -> {s1,
     /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
     /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
-    /// evaluation); `ucb`: UCB1's exploration constant, wherever no prior guides.
+    /// evaluation); `ucb`: UCB1's exploration constant, wherever no prior guides; `deep_prior`:
+    /// the prior also guides side one below the root, wherever its options are the root's.
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-                        ucb=std::f32::consts::SQRT_2))]
+                        ucb=std::f32::consts::SQRT_2, deep_prior=false))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
-                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32) -> PyResult<Bound<'py, PyDict>> {
+                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool)
+                   -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
         }
@@ -80,9 +89,14 @@ mod python {
         }
         let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf };
+        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior };
+        // a panic of the engine deep in the tree is this decision's error, named with the state
         let r = py
-            .allow_threads(|| run_search(&mut s, &settings, priors.as_deref()))
+            .allow_threads(|| unpanicked(|| run_search(&mut s, &settings, priors.as_deref())))
+            .map_err(|why| {
+                let shown: String = state.chars().take(80).collect();
+                PyValueError::new_err(format!("the engine failed in the search ({why}) of {shown:?}"))
+            })?
             .map_err(PyValueError::new_err)?;
         result_dict(py, &s, &r)
     }
@@ -157,15 +171,10 @@ mod python {
         let mut s = state_of(state)?;
         let hook = std::panic::take_hook();
         std::panic::set_hook(Box::new(|_| {}));
-        let found = catch_unwind(AssertUnwindSafe(|| crate::outcomes::outcomes(&mut s, s1, s2)));
+        let found = unpanicked(|| crate::outcomes::outcomes(&mut s, s1, s2));
         std::panic::set_hook(hook);
         let found = found
-            .map_err(|e| {
-                let why = e.downcast_ref::<String>().cloned()
-                    .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                    .unwrap_or_default();
-                PyValueError::new_err(format!("the engine failed on {s1:?} against {s2:?}: {why}"))
-            })?
+            .map_err(|why| PyValueError::new_err(format!("the engine failed on {s1:?} against {s2:?}: {why}")))?
             .map_err(PyValueError::new_err)?;
         found.iter().map(|o| {
             let d = PyDict::new(py);
