@@ -56,6 +56,7 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
         match &mut ins {
             Instruction::Switch(s) => {
                 let side_ref = s.side_ref;
+                valid &= !changed || holds(state, &ins);
                 state.apply_one_instruction(&ins);
                 out.push(ins);
                 spikes_due = spikes_after_switch(state, side_ref);
@@ -88,7 +89,7 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
         valid &= !changed || holds(state, &ins);
         state.apply_one_instruction(&ins);
         out.push(ins);
-        valid &= hp_in_range(state);
+        valid &= !changed || hp_in_range(state);
     }
     for ins in out.iter().rev() {
         state.reverse_one_instruction(ins);
