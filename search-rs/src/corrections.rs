@@ -42,10 +42,10 @@ const SPIKES_24THS: [i16; 4] = [0, 3, 4, 6];
 fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>> {
     let mut out: Vec<Instruction> = Vec::with_capacity(list.len());
     let mut changed = false;
-    let mut valid = true;
+    let mut valid = true; // false: stop, nothing more applied (reversing it would not be exact)
     let mut spikes_due: Option<(SideReference, usize)> = None; // (side, hazard hits before spikes')
     let mut k = 0;
-    while k < list.len() {
+    while valid && k < list.len() {
         if rest_at_full_hp(state, &list[k..]) {
             changed = true;
             k += 3; // Rest's sleep, its counter and its heal of nothing: none of them
@@ -56,10 +56,12 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
         match &mut ins {
             Instruction::Switch(s) => {
                 let side_ref = s.side_ref;
-                valid &= !changed || holds(state, &ins);
-                state.apply_one_instruction(&ins);
-                out.push(ins);
-                spikes_due = spikes_after_switch(state, side_ref);
+                valid = !changed || holds(state, &ins);
+                if valid {
+                    state.apply_one_instruction(&ins);
+                    out.push(ins);
+                    spikes_due = spikes_after_switch(state, side_ref);
+                }
                 continue;
             }
             Instruction::Damage(d) => {
@@ -86,10 +88,12 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
             | Instruction::Boost(_) => {}
             _ => spikes_due = None,
         }
-        valid &= !changed || holds(state, &ins);
-        state.apply_one_instruction(&ins);
-        out.push(ins);
-        valid &= !changed || hp_in_range(state);
+        valid = !changed || holds(state, &ins);
+        if valid {
+            state.apply_one_instruction(&ins);
+            out.push(ins);
+            valid = !changed || hp_in_range(state);
+        }
     }
     for ins in out.iter().rev() {
         state.reverse_one_instruction(ins);
@@ -244,7 +248,9 @@ mod tests {
         active.replace_move(PokemonMoveIndex::M0, Choices::REST);
         active.item = Items::CHESTOBERRY;
         let before = state.serialize();
-        for branch in turn(&mut state, &MoveChoice::Move(PokemonMoveIndex::M0), &MoveChoice::None, false) {
+        let branches = turn(&mut state, &MoveChoice::Move(PokemonMoveIndex::M0), &MoveChoice::None, false);
+        assert_eq!(state.serialize(), before, "the turn leaves the state as it found it");
+        for branch in branches {
             state.apply_instructions(&branch.instruction_list);
             state.reverse_instructions(&branch.instruction_list);
             assert_eq!(state.serialize(), before);
@@ -267,4 +273,5 @@ mod tests {
         assert_eq!(state.serialize(), before);
     }
 }
+
 
