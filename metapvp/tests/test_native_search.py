@@ -10,13 +10,15 @@ import tempfile
 import unittest
 from pathlib import Path
 
+import numpy as np
+
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, leaf_weights, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import NativeConfig
+from metapvp.players.native import NativeConfig, NativeSearch
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -65,6 +67,12 @@ class NativeSearchTest(unittest.TestCase):
         self.assertNotEqual(root["s1"]["visits"], deep["s1"]["visits"])
         self.assertEqual(self.m.search(self.state, iterations=1000, seed=4),
                          self.m.search(self.state, iterations=1000, seed=4, deep_prior=True))
+        # the player's setting reaches the search
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        played = [NativeSearch(NativeConfig(iterations=3000, prior=reach), seed=0)._search(
+            self.state, names, np.array(prior), 4) for reach in ("root", "deep")]
+        self.assertEqual(played[0], list(zip(range(n), root["s1"]["visits"])))
+        self.assertEqual(played[1], list(zip(range(n), deep["s1"]["visits"])))
 
     def test_a_smaller_ucb_constant_searches_the_foes_best_answers_more(self):
         """UCB1's constant (every choice no prior guides): sqrt(2) by default, the same search as
