@@ -27,12 +27,28 @@ use poke_engine::state::{PokemonStatus, SideReference, State};
 pub fn turn(state: &mut State, m1: &MoveChoice, m2: &MoveChoice, branch_on_damage: bool) -> Vec<StateInstructions> {
     let mut branches = generate_instructions_from_move_pair(state, m1, m2, branch_on_damage);
     for branch in branches.iter_mut() {
+        if !may_need(state, &branch.instruction_list) {
+            continue;
+        }
         let corrected = corrected(state, &branch.instruction_list);
         if let Some(list) = corrected {
             branch.instruction_list = list;
         }
     }
     branches
+}
+
+/// Whether `list` holds anything a correction could touch: a switch (Spikes), a Rest counter set,
+/// or a heal where Heal Block is or may come into play. Most lists hold none, and are not walked.
+fn may_need(state: &State, list: &[Instruction]) -> bool {
+    let blocked = |side: &poke_engine::state::Side| side.volatile_statuses.contains(&PokemonVolatileStatus::HEALBLOCK);
+    let heal_block = blocked(&state.side_one) || blocked(&state.side_two)
+        || list.iter().any(|i| matches!(i, Instruction::ApplyVolatileStatus(v) if v.volatile_status == PokemonVolatileStatus::HEALBLOCK));
+    list.iter().any(|i| match i {
+        Instruction::Switch(_) | Instruction::SetRestTurns(_) => true,
+        Instruction::Heal(_) => heal_block,
+        _ => false,
+    })
 }
 
 /// Spikes' share of max HP for 1, 2 and 3 layers, in 24ths (the simulator's).
