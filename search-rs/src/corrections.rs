@@ -30,8 +30,7 @@ pub fn turn(state: &mut State, m1: &MoveChoice, m2: &MoveChoice, branch_on_damag
         if !may_need(state, &branch.instruction_list) {
             continue;
         }
-        let corrected = corrected(state, &branch.instruction_list);
-        if let Some(list) = corrected {
+        if let Some(list) = corrected(state, &branch.instruction_list) {
             branch.instruction_list = list;
         }
     }
@@ -69,17 +68,9 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
         }
         let mut ins = list[k].clone();
         k += 1;
+        let mut switched = None; // the side whose Pokemon comes in with this instruction
         match &mut ins {
-            Instruction::Switch(s) => {
-                let side_ref = s.side_ref;
-                valid = !changed || holds(state, &ins);
-                if valid {
-                    state.apply_one_instruction(&ins);
-                    out.push(ins);
-                    spikes_due = spikes_after_switch(state, side_ref);
-                }
-                continue;
-            }
+            Instruction::Switch(s) => switched = Some(s.side_ref),
             Instruction::Damage(d) => {
                 if let Some((side_ref, before)) = spikes_due {
                     if d.side_ref == side_ref {
@@ -109,6 +100,9 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
             state.apply_one_instruction(&ins);
             out.push(ins);
             valid = !changed || hp_in_range(state);
+            if let Some(side_ref) = switched {
+                spikes_due = spikes_after_switch(state, side_ref);
+            }
         }
     }
     for ins in out.iter().rev() {
