@@ -2,22 +2,28 @@
 // of p1's decisions the true battle (p1 as side one) and a world rebuilt from p1's view with the
 // foe's sets drawn (rebuild.js). metapvp/tests/test_native_search.py has the engine read each.
 import {PRNG} from '@pkmn/sim';
-import {gameOf, scriptedAction} from '../src/games/index.js';
-import {engineState, optionName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
+import {scriptedAction} from '../src/games/index.js';
+import {drawnWorld, engineState, optionName, pendingMove, ENGINE_STATUS, ENGINE_BOOSTS} from '../src/enginestate.js';
 import {playBattles} from './worldcheck.js';
 import {Match} from '../src/simulator.js';
 import {actionTable} from '../src/actiontable.js';
 import {nextSeed} from './maskcheck.js';
 
-/** {true: [state...], drawn: [state...]}, at most `max` of each. */
+/** {true: [state...], drawn: [state...], named: [...]}, at most `max` of each: at each of p1's
+ * decisions the true battle and a world drawn from p1's view as the native search draws it, and
+ * for each drawn one {options: the engine's names of p1's legal options, canTera: whether p1's
+ * active may Terastallize}. */
 export function engineStates({format, battles, seed, max = 200}) {
   const prng = new PRNG(seed);
-  const out = {true: [], drawn: []};
+  const out = {true: [], drawn: [], named: []};
   playBattles({format, battles, prng, name: 'engine'}, (side, view, legal, mask, action, match) => {
     if (side === 'p1' && out.true.length < max && view.request.active) {
       out.true.push(engineState(match.sim, 0));
-      const world = gameOf(view.battle.gameType).start(view, () => prng.random());
-      if (world) out.drawn.push(engineState(world.battle, world.me));
+      const world = drawnWorld(view, () => prng.random());
+      if (world) {
+        out.drawn.push(world.state);
+        out.named.push({options: Object.keys(world.options), canTera: !!view.request.active[0].canTerastallize});
+      }
     }
     return action;
   });

@@ -48,6 +48,7 @@ export const ENGINE_BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'ev
 export const ITEMS_NOT_IN_ENGINE = new Set(['lightclay', 'scopelens']);
 const STATS = ['atk', 'def', 'spa', 'spd', 'spe'];
 const ABSENT = pokemonState(null);
+const ABSENT_SPENT = ABSENT.replace(/,false,false,NORMAL$/, ',false,true,NORMAL');
 
 /** `battle` (an @pkmn/sim Battle) as poke-engine's state string, side `me` (0: p1) as side one. */
 export function engineState(battle, me) {
@@ -63,7 +64,11 @@ function sideState(battle, side) {
   const active = side.active[0];
   const team = side.pokemon.slice(0, 6);
   const written = team.map(pokemonState);
-  while (written.length < 6) written.push(ABSENT);
+  // the engine reads a side's Terastallization as spent where one of its Pokemon is
+  // terastallized: where the one that was is not written (a drawn world leaves the fainted out),
+  // an empty slot carries the mark
+  const spent = !team.some(p => p.canTerastallize || p.terastallized);
+  while (written.length < 6) written.push(spent && written.length === team.length ? ABSENT_SPENT : ABSENT);
   const at = Math.max(0, side.pokemon.indexOf(active));
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
   const perish = active && active.volatiles.perishsong;
@@ -78,7 +83,9 @@ function sideState(battle, side) {
   const future = slotCondition(battle.sides[1 - side.n], 'futuremove');
   const caster = future && future.source ? team.indexOf(future.source) : -1;
   const request = side.activeRequest;
-  const trapped = !!(request && request.active && request.active[0] && request.active[0].trapped);
+  // the true battle's request, or a drawn world's active as carryLimits() holds it
+  const trapped = !!(request && request.active && request.active[0] && request.active[0].trapped) ||
+    !!(active && active.trapped);
   return [...written, at, sideConditions(side, active), volatiles.map(v => `${v.toUpperCase()}:`).join(''),
     durations.join(';'), (active && active.volatiles.substitute && active.volatiles.substitute.hp) || 0,
     ...ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0)),
@@ -186,18 +193,63 @@ export const engineStateMethods = {
 function worldsOf(view, worlds, seed) {
   const req = view.request;
   if (view.battle.gameType !== 'singles' || !req || !req.side || !req.active || req.wait || req.teamPreview) return null;
-  const game = gameOf('singles', 'the native search');
-  if (!game.faces(view)) return null;
-  const legal = legalChoices(req);
+  if (!gameOf('singles', 'the native search').faces(view)) return null;
   const random = mulberry32(seed);
   const out = {states: [], options: []};
   for (let w = 0; w < worlds; w++) {
-    const start = game.start(view, random);
-    if (!start) continue;
-    out.states.push(engineState(start.battle, start.me));
-    out.options.push(optionNames(legal, start.battle.sides[start.me], req));
+    const world = drawnWorld(view, random);
+    if (!world) continue;
+    out.states.push(world.state);
+    out.options.push(world.options);
   }
   return out.states.length ? out : null;
+}
+
+/** One world drawn from a singles `view` (`random`: numbers in [0, 1)) as the native search
+ * thinks on it: {state: the engine's state, options: {the engine's name of one of our options:
+ * its action index}}; null where none can be drawn. */
+export function drawnWorld(view, random) {
+  const start = gameOf('singles', 'the native search').start(view, random);
+  if (!start) return null;
+  carryLimits(start.battle, start.me, view);
+  return {state: engineState(start.battle, start.me),
+    options: optionNames(legalChoices(view.request), start.battle.sides[start.me], view.request)};
+}
+
+/** What limits each side's choices, carried into a drawn world (whose Pokemon start fresh): the
+ * moves each active is held to, which the engine keeps as the others disabled until it switches
+ * out (ours as the request has them: a Choice lock, Encore, Disable, a move it is locked into; the
+ * foe's Choice lock where the world gives it a Choice item and it has moved since it came in);
+ * each active's last move since it came in (the engine's Encore and the moves that cannot be used
+ * twice in a row read it); and a side's Terastallization spent by a Pokemon that has fainted (a
+ * world leaves the fainted out). Without them the search spent most of its visits on options the
+ * player could not choose, and let the foe choose options it no longer had. */
+function carryLimits(battle, me, view) {
+  const req = view.request;
+  const ours = battle.sides[me].active[0], foe = battle.sides[1 - me].active[0];
+  const offered = req.active && req.active[0] && req.active[0].moves;
+  if (ours && offered) {
+    for (const slot of ours.moveSlots) slot.disabled = !offered.some(m => m.id === slot.id && !m.disabled);
+    ours.trapped = !!req.active[0].trapped;
+  }
+  lastMoveOf(ours, view.self.active[0]);
+  const used = lastMoveOf(foe, view.foe.active[0]);
+  if (used && /^choice/.test(foe.item)) {
+    for (const slot of foe.moveSlots) slot.disabled = slot.id !== used.id;
+  }
+  [view.self, view.foe].forEach((side, i) => {
+    if (!side.team.some(p => p.terastallized)) return;
+    for (const p of battle.sides[i ^ me].pokemon) if (!p.terastallized) p.canTerastallize = null;
+  });
+}
+
+/** Sets `p`'s (a world's Pokemon) last move to `client`'s (the same Pokemon as the player sees
+ * it) where it has one of that id; returns its move slot, or null. */
+function lastMoveOf(p, client) {
+  const id = client && client.lastMove;
+  const slot = p && id && id !== 'struggle' ? p.moveSlots.find(m => m.id === id) : null;
+  if (slot) p.lastMove = p.battle.dex.getActiveMove(id);
+  return slot || null;
 }
 
 /** {the engine's name of an option: our action index} for each legal action the engine can name. */
@@ -211,17 +263,17 @@ function optionNames(legal, side, req) {
 }
 
 /** A choice string as the engine names the option on `side` (a simulated side: a world's or the
- * true battle's), `req` the request it answers: a move by its slot's id ("-tera" where it
- * Terastallizes), a switch by the species it brings in. null where the engine has no name for it:
- * a move the request lists in another slot than the Pokemon's own (Struggle, a recharge, a move
- * it is locked into), a Pokemon not on the side. */
+ * true battle's), `req` the request it answers: a move by its id ("-tera" where it
+ * Terastallizes; the request lists a move it is locked into first, whatever its slot), a switch by
+ * the species it brings in. null where the engine has no name for it: a move not among the
+ * Pokemon's own (Struggle, a recharge), a Pokemon not on the side. */
 export function optionName(choice, side, req) {
   const m = /^move (\d)( terastallize)?$/.exec(choice);
   if (m) {
     const active = side.active[0];
-    const slot = active && active.moveSlots[Number(m[1]) - 1];
     const listed = req.active && req.active[0] && req.active[0].moves[Number(m[1]) - 1];
-    if (!slot || (listed && listed.id !== slot.id)) return null;
+    const slot = active && (listed ? active.moveSlots.find(s => s.id === listed.id) : active.moveSlots[Number(m[1]) - 1]);
+    if (!slot) return null;
     return engineMoveName(slot.id).toLowerCase() + (m[2] ? '-tera' : '');
   }
   const s = /^switch (\d)$/.exec(choice);

@@ -3,7 +3,8 @@ player can see (the foe's sets and unseen Pokemon, as for the search on Showdown
 each written as an engine state (js/src/enginestate.js), and the native search (search-rs/) runs
 on every world, the worlds side by side in threads (the search releases the GIL). Our prior at
 each world's root is the policy's probabilities over the options the engine lists (uniform for
-`mcts`, which has no policy); the action played is the one most visited over all worlds, the
+`mcts`, which has no policy; 0, never searched, for an option the player cannot choose); the
+action played is the one most visited over all worlds, the
 policy's preference breaking ties. Where no world can be drawn (doubles, team preview) or a
 search fails, the policy decides alone (`mcts`: the first legal action).
 
@@ -160,9 +161,10 @@ class NativeSearch:
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
             iterations, visits = r["iterations"], r["s1_visits"]
         else:
-            # the policy's probabilities (`mcts`: uniform); an option we cannot name as one of our
-            # actions gets a prior of 1
-            prior = [float(p[names[o]]) if p is not None and o in names else 1.0 for o in options]
+            # the policy's probabilities (`mcts`: uniform), never quite 0 for an option we can
+            # choose; 0 (never searched) for one we cannot name as one of our actions
+            prior = [0.0 if o not in names else 1.0 if p is None else max(float(p[names[o]]), 1e-6)
+                     for o in options]
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                    priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep")
             iterations, visits = r["iterations"], r["s1"]["visits"]

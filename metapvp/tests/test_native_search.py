@@ -122,7 +122,7 @@ class NativeSearchTest(unittest.TestCase):
                                                        "seed": [5, 6, 7, 8], "max": 150})
         self.assertGreater(min(len(out["true"]), len(out["drawn"])), 100)
         unknown = {}
-        for kind, states in out.items():
+        for kind, states in (("true", out["true"]), ("drawn", out["drawn"])):
             for state in states:
                 for name in self.m.unknown_names(state):
                     unknown.setdefault(name, kind)
@@ -131,6 +131,30 @@ class NativeSearchTest(unittest.TestCase):
             r = self.m.search(state, iterations=300, seed=1)
             self.assertEqual(sum(r["s1"]["visits"]), 300)
             self.assertGreater(len(r["s1"]["options"]), 0)
+
+    def test_a_drawn_world_offers_the_search_only_what_the_player_can_choose(self):
+        """A drawn world's Pokemon start fresh; the bridge carries in what limits the choices
+        (js/src/enginestate.js carryLimits): a Choice lock, a move locked into, a Terastallization
+        spent. At p1's decisions of random battles, every option the engine lists for side one is
+        one the player can choose, but Terastallizing where the player's active cannot and the
+        engine cannot tell (it keeps Terastallization per side: Rayquaza that could Mega Evolve
+        cannot, its team can). Searched with a prior of 0 on such an option, the root never
+        visits it."""
+        out = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
+                                                       "seed": [1, 2, 3, 4], "max": 400})
+        self.assertGreater(len(out["drawn"]), 300)
+        strays = []
+        for state, named in zip(out["drawn"], out["named"]):
+            s1, _ = self.m.options(state)
+            stray = [o for o in s1 if o not in named["options"]]
+            strays += [o for o in stray if not (o.endswith("-tera") and not named["canTera"])]
+        self.assertEqual(strays, [])
+        s1, _ = self.m.options(self.state)
+        prior = [0.0 if o.endswith("-tera") else 1.0 for o in s1]
+        r = self.m.search(self.state, iterations=2000, seed=3, priors=prior)
+        teras = [n for o, n in zip(s1, r["s1"]["visits"]) if o.endswith("-tera")]
+        self.assertTrue(teras and not any(teras), teras)
+        self.assertEqual(sum(r["s1"]["visits"]), 2000)
 
     def test_the_leaf_values_positions_come_from_whole_battles(self):
         """engineGames (studies/leaf_value.py's data): battles of a scripted player against

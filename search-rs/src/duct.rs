@@ -82,7 +82,8 @@ struct Node {
 }
 
 /// Searches `state` (left as it was found). `root_priors`: side one's prior over its root
-/// options in the order `state.get_all_options()` gives them (None: no prior, UCB1 there too);
+/// options in the order `state.root_get_all_options()` gives them, 0 for an option never to be
+/// searched (None: no prior, UCB1 there too);
 /// side two and every other node choose by UCB1. An error names a prior of the wrong length.
 pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<SearchResult, String> {
     grow(state, settings, root_priors).map(|(_, result)| result)
@@ -90,7 +91,9 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
 
 /// The search's tree and its result (search() keeps the result only).
 fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<(Vec<Node>, SearchResult), String> {
-    let (s1, s2) = state.get_all_options();
+    // the root's options as the engine gives them at a decision (a side held in by the state's
+    // force_trapped, or only to move after a slow U-turn); below, as it gives them within a turn
+    let (s1, s2) = state.root_get_all_options();
     let mut root = Node::default();
     let ones = |n: usize| vec![1.0 / n.max(1) as f32; n];
     let p1 = match root_priors {
@@ -150,7 +153,8 @@ fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
 }
 
 /// Side `k`'s pick at `node`: by PUCT where `guided` (its mean value, plus exploration `c` in
-/// proportion to its prior; an arm never tried counts the node's mean), else by UCB1 (every arm
+/// proportion to its prior; an arm never tried counts the node's mean; an arm of prior 0 never),
+/// else by UCB1 (every arm
 /// tried once, then its mean plus `ucb` sqrt(ln N / n)).
 fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
     let arms = &node.arms.as_ref().unwrap()[k];
@@ -167,6 +171,9 @@ fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
     let mut best = 0;
     let mut best_score = f32::MIN;
     for (i, a) in arms.iter().enumerate() {
+        if a.prior <= 0.0 {
+            continue; // an option the player cannot choose (normalised() leaves some prior elsewhere)
+        }
         let q = if a.visits > 0 { a.total / a.visits as f32 } else { mean };
         let score = q + c * a.prior * sqrt_n / (1.0 + a.visits as f32);
         if score > best_score {
@@ -359,7 +366,7 @@ mod tests {
 
     #[test]
     fn a_deep_prior_guides_side_one_below_the_root_where_its_options_are_the_roots() {
-        let n = example_state().get_all_options().0.len();
+        let n = example_state().root_get_all_options().0.len();
         let mut prior = vec![0.01; n];
         prior[0] = 1.0;
         let guided_below = |deep: bool| {

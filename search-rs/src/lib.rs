@@ -114,11 +114,12 @@ mod python {
         NAMES.to_vec()
     }
 
-    /// options(state) -> (side one's options, side two's), as the search names them.
+    /// options(state) -> (side one's options, side two's) at the decision `state` is at, as the
+    /// search names them.
     #[pyfunction]
     fn options(state: &str) -> PyResult<(Vec<String>, Vec<String>)> {
         let s = state_of(state)?;
-        let (a, b) = s.get_all_options();
+        let (a, b) = s.root_get_all_options();
         Ok((a.iter().map(|m| m.to_string(&s.side_one)).collect(), b.iter().map(|m| m.to_string(&s.side_two)).collect()))
     }
 
@@ -128,7 +129,7 @@ mod python {
     #[pyo3(signature = (state, iterations=0, ms=0))]
     fn engine_mcts<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64) -> PyResult<Bound<'py, PyDict>> {
         let mut s = state_of(state)?;
-        let (a, b) = s.get_all_options();
+        let (a, b) = s.root_get_all_options();
         let r = py.allow_threads(|| perform_mcts(&mut s, a, b, Duration::from_millis(ms), iterations));
         let d = PyDict::new(py);
         d.set_item("s1_visits", r.s1.iter().map(|x| x.visits).collect::<Vec<_>>())?;
