@@ -343,6 +343,27 @@ mod tests {
     }
 
     #[test]
+    fn a_side_the_state_holds_in_is_searched_without_its_switches() {
+        let mut state = example_state();
+        let free = search(&mut state, &settings(300, 1), None).unwrap();
+        assert!(free.sides[0].options.iter().any(|c| matches!(c, MoveChoice::Switch(_))));
+        state.side_one.force_trapped = true; // trapped as the player's request says
+        let held = search(&mut state, &settings(300, 1), None).unwrap();
+        assert!(!held.sides[0].options.is_empty());
+        assert!(held.sides[0].options.iter().all(|c| !matches!(c, MoveChoice::Switch(_))), "{:?}", held.sides[0].options);
+    }
+
+    #[test]
+    fn an_option_of_prior_zero_is_never_searched() {
+        let n = example_state().root_get_all_options().0.len();
+        let mut prior = vec![1.0; n];
+        prior[0] = 0.0;
+        let r = search(&mut example_state(), &settings(2000, 4), Some(&prior)).unwrap();
+        assert_eq!(r.sides[0].visits[0], 0);
+        assert_eq!(r.sides[0].visits.iter().sum::<u32>(), 2000);
+    }
+
+    #[test]
     fn a_prior_of_the_wrong_length_is_named() {
         let err = search(&mut example_state(), &settings(10, 0), Some(&[1.0, 2.0])).unwrap_err();
         assert!(err.contains("2 root priors"), "{err}");
