@@ -73,7 +73,7 @@ function sideState(battle, side) {
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
   const perish = active && active.volatiles.perishsong;
   if (perish && perish.duration >= 1 && perish.duration <= 4) volatiles.push(`perish${perish.duration}`);
-  const durations = DURATIONS.map(v => (active && active.volatiles[v] ? turnsLeft(active.volatiles[v], 0) : 0));
+  const durations = DURATIONS.map(v => (active && active.volatiles[v] ? engineCount(v, active.volatiles[v]) : 0));
   const wish = slotCondition(side, 'wish');
   // the simulator counts Wish by the turn it was wished on (it heals at the end of the next
   // turn); the engine counts down the ends of turn to go, healing at 1
@@ -94,6 +94,17 @@ function sideState(battle, side) {
     !!(request && request.forceSwitch && request.forceSwitch[0]), pendingMove(battle, side), false, false, trapped,
     lastUsedMove(active, at), false,
   ].join('=');
+}
+
+// poke-engine counts Taunt and Encore up from 0 as the Pokemon moves (they end at 2) and Yawn up
+// from 0 as turns end (sleep at 1), where the simulator counts the turns left (3, 3 and 2 at
+// most); a count past the end makes the engine panic
+const COUNTED_UP = {taunt: 3, encore: 3, yawn: 2};
+
+function engineCount(id, state) {
+  const left = turnsLeft(state, 0);
+  const most = COUNTED_UP[id];
+  return most ? Math.max(0, Math.min(most - 1, most - left)) : left;
 }
 
 function slotCondition(side, id) {
@@ -212,6 +223,8 @@ export function drawnWorld(view, random) {
   const start = gameOf('singles', 'the native search').start(view, random);
   if (!start) return null;
   carryLimits(start.battle, start.me, view);
+  carryVolatiles(start.battle.sides[start.me].active[0], view.self.active[0]);
+  carryVolatiles(start.battle.sides[1 - start.me].active[0], view.foe.active[0]);
   return {state: engineState(start.battle, start.me),
     options: optionNames(legalChoices(view.request), start.battle.sides[start.me], view.request)};
 }
@@ -241,6 +254,29 @@ function carryLimits(battle, me, view) {
     if (!side.team.some(p => p.terastallized)) return;
     for (const p of battle.sides[i ^ me].pokemon) if (!p.terastallized) p.canTerastallize = null;
   });
+}
+
+// Volatile statuses a player sees whose weight a world needs but cannot rebuild: a type changed
+// (the world's types are the species'), a Disable of a move the foe's set may not hold, a move
+// locked into (its turns unseen); Substitute the world carries itself, with its HP.
+const NOT_CARRIED = new Set(['typechange', 'disable', 'lockedmove', 'substitute']);
+// the turns left, where the player cannot count them: Yawn always puts to sleep at the end of
+// the turn after it; Taunt, Encore and Slow Start are taken as halfway
+const SEEN_LEFT = {yawn: 1, taunt: 2, encore: 2, slowstart: 3};
+
+/** The volatile statuses `client` (an active Pokemon as the player sees it) shows, on `p` (the
+ * same Pokemon in a drawn world, which starts without them) as the engine state reads them:
+ * Leech Seed, Salt Cure, confusion, Yawn, Taunt, Encore (where its move is known), Perish Song's
+ * count and the rest the engine has. Only the records are written: the world is not played on. */
+function carryVolatiles(p, client) {
+  if (!p || !client || !client.volatiles) return;
+  for (const id of Object.keys(client.volatiles)) {
+    const perish = /^perish([0-3])$/.exec(id);
+    if (perish) p.volatiles.perishsong = {id: 'perishsong', duration: Number(perish[1]) || 1};
+    if (!VOLATILES.has(id) || NOT_CARRIED.has(id) || p.volatiles[id]) continue;
+    if (id === 'encore' && !p.lastMove) continue;  // the engine holds it to its last move
+    p.volatiles[id] = {id, duration: SEEN_LEFT[id]};
+  }
 }
 
 /** Sets `p`'s (a world's Pokemon) last move to `client`'s (the same Pokemon as the player sees

@@ -22,6 +22,12 @@ from metapvp.players.native import NativeConfig, NativeSearch
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
+def volatiles(state: str, side: int) -> set[str]:
+    """The volatile statuses of side `side`'s active in an engine state (its sides' 9th field)."""
+    field = state.split("/")[side].split("=")[8]
+    return {v for v in field.split(":") if v}
+
+
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
 # machine without Rust has no native search to test.
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
@@ -149,6 +155,15 @@ class NativeSearchTest(unittest.TestCase):
             stray = [o for o in s1 if o not in named["options"]]
             strays += [o for o in stray if not (o.endswith("-tera") and not named["canTera"])]
         self.assertEqual(strays, [])
+        # what the player sees of the actives' volatile statuses is in the world as in the true battle
+        seen = ("LEECHSEED", "SALTCURE", "CONFUSION", "YAWN", "TAUNT", "CURSE", "PERISH", "FOCUSENERGY")
+        carried = 0
+        for true, drawn in zip(out["true"], out["drawn"]):
+            for k in (0, 1):
+                want = {v for v in volatiles(true, k) if v.startswith(seen)}
+                self.assertLessEqual(want, volatiles(drawn, k), (k, true))
+                carried += len(want)
+        self.assertGreater(carried, 0)   # 3 on these battles
         s1, _ = self.m.options(self.state)
         prior = [0.0 if o.endswith("-tera") else 1.0 for o in s1]
         r = self.m.search(self.state, iterations=2000, seed=3, priors=prior)
