@@ -10,19 +10,20 @@ import {actionTable} from '../src/actiontable.js';
 import {nextSeed} from './maskcheck.js';
 
 /** {true: [state...], drawn: [state...], named: [...]}, at most `max` of each: at each of p1's
- * decisions the true battle and a world drawn from p1's view as the native search draws it, and
- * for each drawn one {options: the engine's names of p1's legal options, canTera: whether p1's
- * active may Terastallize}. */
+ * decisions (forced switches too) where a world can be drawn, the true battle and a world drawn
+ * from p1's view as the native search draws it, and for the world {options: the engine's names
+ * of p1's legal options, canTera: whether p1's active may Terastallize}. */
 export function engineStates({format, battles, seed, max = 200}) {
   const prng = new PRNG(seed);
   const out = {true: [], drawn: [], named: []};
   playBattles({format, battles, prng, name: 'engine'}, (side, view, legal, mask, action, match) => {
-    if (side === 'p1' && out.true.length < max && view.request.active) {
-      out.true.push(engineState(match.sim, 0));
+    const req = view.request;
+    if (side === 'p1' && out.true.length < max && (req.active || (req.forceSwitch && req.forceSwitch[0]))) {
       const world = drawnWorld(view, () => prng.random());
-      if (world) {
+      if (world) {  // the true battle and the world at the same decision, side by side
+        out.true.push(engineState(match.sim, 0));
         out.drawn.push(world.state);
-        out.named.push({options: Object.keys(world.options), canTera: !!view.request.active[0].canTerastallize});
+        out.named.push({options: Object.keys(world.options), canTera: !!(req.active && req.active[0].canTerastallize)});
       }
     }
     return action;

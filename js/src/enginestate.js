@@ -61,7 +61,7 @@ export function engineState(battle, me) {
 }
 
 function sideState(battle, side) {
-  const active = side.active[0];
+  const active = side.faintedOut ? null : side.active[0];
   const team = side.pokemon.slice(0, 6);
   const written = team.map(pokemonState);
   // the engine reads a side's Terastallization as spent where one of its Pokemon is
@@ -69,7 +69,7 @@ function sideState(battle, side) {
   // an empty slot carries the mark
   const spent = !team.some(p => p.canTerastallize || p.terastallized);
   while (written.length < 6) written.push(spent && written.length === team.length ? ABSENT_SPENT : ABSENT);
-  const at = Math.max(0, side.pokemon.indexOf(active));
+  const at = side.faintedOut ? team.length : Math.max(0, side.pokemon.indexOf(active));
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
   const perish = active && active.volatiles.perishsong;
   if (perish && perish.duration >= 1 && perish.duration <= 4) volatiles.push(`perish${perish.duration}`);
@@ -83,9 +83,7 @@ function sideState(battle, side) {
   const future = slotCondition(battle.sides[1 - side.n], 'futuremove');
   const caster = future && future.source ? team.indexOf(future.source) : -1;
   const request = side.activeRequest;
-  // the true battle's request, or a drawn world's active as carryLimits() holds it
-  const trapped = !!(request && request.active && request.active[0] && request.active[0].trapped) ||
-    !!(active && active.trapped);
+  const trapped = !!(request && request.active && request.active[0] && request.active[0].trapped);
   return [...written, at, sideConditions(side, active), volatiles.map(v => `${v.toUpperCase()}:`).join(''),
     durations.join(';'), (active && active.volatiles.substitute && active.volatiles.substitute.hp) || 0,
     ...ENGINE_BOOSTS.map(b => (active ? active.boosts[b] || 0 : 0)),
@@ -203,7 +201,8 @@ export const engineStateMethods = {
 
 function worldsOf(view, worlds, seed) {
   const req = view.request;
-  if (view.battle.gameType !== 'singles' || !req || !req.side || !req.active || req.wait || req.teamPreview) return null;
+  if (view.battle.gameType !== 'singles' || !req || !req.side || req.wait || req.teamPreview) return null;
+  if (!req.active && !forcedSwitch(req)) return null;
   if (!gameOf('singles', 'the native search').faces(view)) return null;
   const random = mulberry32(seed);
   const out = {states: [], options: []};
@@ -216,12 +215,23 @@ function worldsOf(view, worlds, seed) {
   return out.states.length ? out : null;
 }
 
+function forcedSwitch(req) {
+  return !!(req.forceSwitch && req.forceSwitch[0]);
+}
+
 /** One world drawn from a singles `view` (`random`: numbers in [0, 1)) as the native search
  * thinks on it: {state: the engine's state, options: {the engine's name of one of our options:
  * its action index}}; null where none can be drawn. */
 export function drawnWorld(view, random) {
   const start = gameOf('singles', 'the native search').start(view, random);
   if (!start) return null;
+  // the world's side answers the player's request: trapped, or a forced switch; at one after a
+  // faint no Pokemon stands in (a world leaves the fainted out), and the engine's active is an
+  // empty slot that one of the rest replaces
+  const ours = start.battle.sides[start.me];
+  ours.activeRequest = view.request;
+  const row = view.request.side.pokemon[0];
+  ours.faintedOut = forcedSwitch(view.request) && !!row && (row.fainted || !row.hp);
   carryLimits(start.battle, start.me, view);
   carryVolatiles(start.battle.sides[start.me].active[0], view.self.active[0]);
   carryVolatiles(start.battle.sides[1 - start.me].active[0], view.foe.active[0]);
@@ -236,14 +246,14 @@ export function drawnWorld(view, random) {
  * each active's last move since it came in (the engine's Encore and the moves that cannot be used
  * twice in a row read it); and a side's Terastallization spent by a Pokemon that has fainted (a
  * world leaves the fainted out). Without them the search spent most of its visits on options the
- * player could not choose, and let the foe choose options it no longer had. */
+ * player could not choose, and let the foe choose options it no longer had. (Trapping and a forced
+ * switch come with the request, drawnWorld().) */
 function carryLimits(battle, me, view) {
   const req = view.request;
   const ours = battle.sides[me].active[0], foe = battle.sides[1 - me].active[0];
   const offered = req.active && req.active[0] && req.active[0].moves;
   if (ours && offered) {
     for (const slot of ours.moveSlots) slot.disabled = !offered.some(m => m.id === slot.id && !m.disabled);
-    ours.trapped = !!req.active[0].trapped;
   }
   lastMoveOf(ours, view.self.active[0]);
   const used = lastMoveOf(foe, view.foe.active[0]);

@@ -141,7 +141,8 @@ class NativeSearchTest(unittest.TestCase):
     def test_a_drawn_world_offers_the_search_only_what_the_player_can_choose(self):
         """A drawn world's Pokemon start fresh; the bridge carries in what limits the choices
         (js/src/enginestate.js carryLimits): a Choice lock, a move locked into, a Terastallization
-        spent. At p1's decisions of random battles, every option the engine lists for side one is
+        spent, a forced switch. At p1's decisions of random battles (forced switches among them,
+        the foe choosing nothing there), every option the engine lists for side one is
         one the player can choose, but Terastallizing where the player's active cannot and the
         engine cannot tell (it keeps Terastallization per side: Rayquaza that could Mega Evolve
         cannot, its team can). Searched with a prior of 0 on such an option, the root never
@@ -149,12 +150,14 @@ class NativeSearchTest(unittest.TestCase):
         out = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
                                                        "seed": [1, 2, 3, 4], "max": 400})
         self.assertGreater(len(out["drawn"]), 300)
-        strays = []
+        strays, forced = [], 0
         for state, named in zip(out["drawn"], out["named"]):
-            s1, _ = self.m.options(state)
+            s1, s2 = self.m.options(state)
+            forced += s2 == ["No Move"] and len(s1) > 1    # a forced switch, searched too
             stray = [o for o in s1 if o not in named["options"]]
             strays += [o for o in stray if not (o.endswith("-tera") and not named["canTera"])]
         self.assertEqual(strays, [])
+        self.assertGreater(forced, 10)
         # what the player sees of the actives' volatile statuses is in the world as in the true battle
         seen = ("LEECHSEED", "SALTCURE", "CONFUSION", "YAWN", "TAUNT", "CURSE", "PERISH", "FOCUSENERGY")
         carried = 0
