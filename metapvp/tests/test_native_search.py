@@ -298,11 +298,19 @@ RANDOM_TRUE_ROUNDS = 0.935
 class NativePlayerTest(unittest.TestCase):
     def test_mcts_and_the_network_guided_search_play_on_every_backend(self):
         """Two battles each against random on both backends: no error, no invalid choice, every
-        decision with a choice searched (none failed), the worlds' iterations all spent."""
+        decision with a choice searched (none failed), forced switches among them, the worlds'
+        iterations all spent."""
         for backend_name in BACKENDS:
             for spec, iterations in (("mcts", 10_000), ("native(iterations=2000,worlds=2):agent", 2000)):
                 with self.subTest(backend=backend_name, spec=spec):
                     player, foe = make_player(spec, seed=1), make_player("random", seed=2)
+                    forced = []   # each world searched at a forced switch (the foe choosing nothing)
+                    search_world = player.search._search
+
+                    def counted(state, *rest, search_world=search_world, forced=forced):
+                        forced.append(native().options(state)[1] == ["No Move"])
+                        return search_world(state, *rest)
+                    player.search._search = counted
                     backend = make_backend(backend_name, "singles-v2")
                     try:
                         results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
@@ -312,6 +320,7 @@ class NativePlayerTest(unittest.TestCase):
                     self.assertEqual(sum(r.invalid for r in results), 0)
                     search = player.search
                     self.assertGreater(search.searched, 10)
+                    self.assertGreater(sum(forced), 0)
                     self.assertEqual(search.failed, 0)
                     self.assertEqual(search.iterations, search.searched * 2 * iterations)
 
