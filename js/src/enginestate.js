@@ -48,7 +48,6 @@ export const ENGINE_BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'ev
 export const ITEMS_NOT_IN_ENGINE = new Set(['lightclay', 'scopelens']);
 const STATS = ['atk', 'def', 'spa', 'spd', 'spe'];
 const ABSENT = pokemonState(null);
-const ABSENT_SPENT = ABSENT.replace(/,false,false,NORMAL$/, ',false,true,NORMAL');
 
 /** `battle` (an @pkmn/sim Battle) as poke-engine's state string, side `me` (0: p1) as side one. */
 export function engineState(battle, me) {
@@ -64,11 +63,14 @@ function sideState(battle, side) {
   const active = side.faintedOut ? null : side.active[0];
   const team = side.pokemon.slice(0, 6);
   const written = team.map(pokemonState);
+  while (written.length < 6) written.push(ABSENT);
   // the engine reads a side's Terastallization as spent where one of its Pokemon is
-  // terastallized: where the one that was is not written (a drawn world leaves the fainted out),
-  // an empty slot carries the mark
-  const spent = !team.some(p => p.canTerastallize || p.terastallized);
-  while (written.length < 6) written.push(spent && written.length === team.length ? ABSENT_SPENT : ABSENT);
+  // terastallized; where the one that did has fainted (the simulator forgets it then) or is left
+  // out of a drawn world, the first fainted Pokemon or empty slot carries the mark
+  if (!team.some(p => p.canTerastallize || p.terastallized)) {
+    const k = written.findIndex((_, i) => !team[i] || team[i].hp <= 0);
+    if (k >= 0) written[k] = written[k].replace(/,false,([A-Z]+)$/, ',true,$1');
+  }
   const at = side.faintedOut ? team.length : Math.max(0, side.pokemon.indexOf(active));
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
   const perish = active && active.volatiles.perishsong;
@@ -261,7 +263,7 @@ function carryLimits(battle, me, view) {
     for (const slot of foe.moveSlots) slot.disabled = slot.id !== used.id;
   }
   [view.self, view.foe].forEach((side, i) => {
-    if (!side.team.some(p => p.terastallized)) return;
+    if (!view.terastallizedOnce(`p${side.n + 1}`)) return;
     for (const p of battle.sides[i ^ me].pokemon) if (!p.terastallized) p.canTerastallize = null;
   });
 }

@@ -74,6 +74,13 @@ export class PlayerView {
     return copy;
   }
 
+  /** Whether side `id` ('p1', 'p2') has Terastallized this battle: the client forgets it when
+   * the Pokemon that did faints, the battle's lines do not. */
+  terastallizedOnce(id) {
+    const mark = `|-terastallize|${id}`;
+    return this.history.some(item => typeof item === 'string' && item.startsWith(mark));
+  }
+
   /** The action table of this battle's game type (singles until a |gametype| line says). */
   get table() { return actionTable(this.battle.gameType); }
 

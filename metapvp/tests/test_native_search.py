@@ -141,21 +141,21 @@ class NativeSearchTest(unittest.TestCase):
     def test_a_drawn_world_offers_the_search_only_what_the_player_can_choose(self):
         """A drawn world's Pokemon start fresh; the bridge carries in what limits the choices
         (js/src/enginestate.js carryLimits): a Choice lock, a move locked into, a Terastallization
-        spent, a forced switch. At p1's decisions of random battles (forced switches among them,
-        the foe choosing nothing there), every option the engine lists for side one is
-        one the player can choose, but Terastallizing where the player's active cannot and the
-        engine cannot tell (it keeps Terastallization per side: Rayquaza that could Mega Evolve
-        cannot, its team can). Searched with a prior of 0 on such an option, the root never
-        visits it."""
+        spent (by a Pokemon since fainted: the client forgets it then), a forced switch. At
+        p1's decisions of random battles (forced switches among them, the foe choosing nothing
+        there), every option the engine lists for side one is one the player can choose; what
+        the player sees of the actives' volatile statuses is in the world as in the true battle.
+        Searched with a prior of 0 on an option, the root never visits it."""
         out = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
                                                        "seed": [1, 2, 3, 4], "max": 400})
         self.assertGreater(len(out["drawn"]), 300)
         strays, forced = [], 0
-        for state, named in zip(out["drawn"], out["named"]):
+        for state, true, named in zip(out["drawn"], out["true"], out["named"]):
             s1, s2 = self.m.options(state)
             forced += s2 == ["No Move"] and len(s1) > 1    # a forced switch, searched too
-            stray = [o for o in s1 if o not in named["options"]]
-            strays += [o for o in stray if not (o.endswith("-tera") and not named["canTera"])]
+            strays += [o for o in s1 if o not in named["options"]]
+            # the true battle's state too spends a Terastallization whose Pokemon has fainted
+            strays += [o for o in self.m.options(true)[0] if o.endswith("-tera") and not named["canTera"]]
         self.assertEqual(strays, [])
         self.assertGreater(forced, 10)
         # what the player sees of the actives' volatile statuses is in the world as in the true battle
