@@ -237,6 +237,8 @@ export function drawnWorld(view, random) {
   carryLimits(start.battle, start.me, view);
   carryVolatiles(start.battle.sides[start.me].active[0], view.self.active[0]);
   carryVolatiles(start.battle.sides[1 - start.me].active[0], view.foe.active[0]);
+  carryCounters(start.battle.sides[start.me], view.self, view);
+  carryCounters(start.battle.sides[1 - start.me], view.foe, view);
   return {state: engineState(start.battle, start.me),
     options: optionNames(legalChoices(view.request), start.battle.sides[start.me], view.request)};
 }
@@ -288,6 +290,22 @@ function carryVolatiles(p, client) {
     if (!VOLATILES.has(id) || NOT_CARRIED.has(id) || p.volatiles[id]) continue;
     if (id === 'encore' && !p.lastMove) continue;  // the engine holds it to its last move
     p.volatiles[id] = {id, duration: SEEN_LEFT[id]};
+  }
+}
+
+/** The turns each sleeping Pokemon has slept and the active's stage of toxic poison, as the
+ * player counts them (`client`: the side as the player sees it in `view`), on the same Pokemon
+ * of a drawn world's `side`, whose statuses start fresh: the engine draws the waking and the toxic damage
+ * from them. (A Rest's sleep the player cannot tell apart is counted as any other.) */
+function carryCounters(side, client, view) {
+  for (const p of side.pokemon) {
+    const q = client.team.find(c => c.name === p.name);
+    if (!q || !q.statusState || q.status !== p.status) continue;
+    if (p.status === 'slp') {
+      p.statusState.startTime = 3;
+      p.statusState.time = 3 - Math.min(3, q.statusState.sleepTurns || 0);
+    }
+    if (p.status === 'tox' && p.isActive) p.statusState.stage = view.toxicStage(`p${client.n + 1}a: ${q.name}`);
   }
 }
 

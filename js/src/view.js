@@ -81,6 +81,19 @@ export class PlayerView {
     return this.history.some(item => typeof item === 'string' && item.startsWith(mark));
   }
 
+  /** Toxic poison's stage of the Pokemon `ident` names ('p1a: Mienshao'): the times poison has
+   * hurt it since it came in or was badly poisoned (the client's own count trails it). */
+  toxicStage(ident) {
+    let stage = 0;
+    for (const item of this.history) {
+      if (typeof item !== 'string') continue;
+      if (item.startsWith(`|switch|${ident}|`) || item.startsWith(`|drag|${ident}|`) ||
+          item.startsWith(`|-status|${ident}|tox`)) stage = 0;
+      else if (item.startsWith(`|-damage|${ident}|`) && item.endsWith('[from] psn')) stage++;
+    }
+    return stage;
+  }
+
   /** The action table of this battle's game type (singles until a |gametype| line says). */
   get table() { return actionTable(this.battle.gameType); }
 

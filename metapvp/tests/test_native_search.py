@@ -28,6 +28,17 @@ def volatiles(state: str, side: int) -> set[str]:
     return {v for v in field.split(":") if v}
 
 
+def pokemon(state: str, side: int) -> list[list[str]]:
+    """Side `side`'s six Pokemon in an engine state, each its fields (species, level, ..., status
+    at 18, Rest's turns at 19, turns asleep at 20, ...)."""
+    return [p.split(",") for p in state.split("/")[side].split("=")[:6]]
+
+
+def side_conditions(state: str, side: int) -> list[str]:
+    """Side `side`'s conditions in an engine state, in poke-engine's order (the toxic count 17th)."""
+    return state.split("/")[side].split("=")[7].split(";")
+
+
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
 # machine without Rust has no native search to test.
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
@@ -144,11 +155,16 @@ class NativeSearchTest(unittest.TestCase):
         spent (by a Pokemon since fainted: the client forgets it then), a forced switch. At
         p1's decisions of random battles (forced switches among them, the foe choosing nothing
         there), every option the engine lists for side one is one the player can choose; what
-        the player sees of the actives' volatile statuses is in the world as in the true battle.
+        the player sees of the actives' volatile statuses, of our Pokemon's turns asleep and of
+        toxic poison's stage is in the world as in the true battle.
         Searched with a prior of 0 on an option, the root never visits it."""
-        out = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
-                                                       "seed": [1, 2, 3, 4], "max": 400})
-        self.assertGreater(len(out["drawn"]), 300)
+        out = {"true": [], "drawn": [], "named": []}
+        for seed in ([1, 2, 3, 4], [5, 6, 7, 8]):   # Toxic in the first battles, sleep in the second
+            more = checks_context().checks("engineStates", {"format": "gen9randombattle", "battles": 12,
+                                                            "seed": seed, "max": 400})
+            for key in out:
+                out[key] += more[key]
+        self.assertGreater(len(out["drawn"]), 600)
         strays, forced = [], 0
         for state, true, named in zip(out["drawn"], out["true"], out["named"]):
             s1, s2 = self.m.options(state)
@@ -160,13 +176,24 @@ class NativeSearchTest(unittest.TestCase):
         self.assertGreater(forced, 10)
         # what the player sees of the actives' volatile statuses is in the world as in the true battle
         seen = ("LEECHSEED", "SALTCURE", "CONFUSION", "YAWN", "TAUNT", "CURSE", "PERISH", "FOCUSENERGY")
-        carried = 0
+        carried = slept = poisoned = 0
         for true, drawn in zip(out["true"], out["drawn"]):
             for k in (0, 1):
                 want = {v for v in volatiles(true, k) if v.startswith(seen)}
                 self.assertLessEqual(want, volatiles(drawn, k), (k, true))
                 carried += len(want)
-        self.assertGreater(carried, 0)   # 3 on these battles
+            # our sleeping Pokemon's turns asleep (a Rest's apart) and our active's toxic count
+            asleep = {f[0]: f[20] for f in pokemon(true, 0) if f[18] == "SLEEP" and f[19] == "0"}
+            for f in pokemon(drawn, 0):
+                if f[0] in asleep:
+                    self.assertEqual(f[20], asleep[f[0]], f[0])
+                    slept += asleep[f[0]] != "0"
+            if self.m.options(true)[1] != ["No Move"]:   # at a forced switch the count goes with the active
+                self.assertEqual(side_conditions(drawn, 0)[16], side_conditions(true, 0)[16])
+                poisoned += side_conditions(true, 0)[16] != "0"
+        self.assertGreater(carried, 0)
+        self.assertGreater(slept, 0)
+        self.assertGreater(poisoned, 0)
         s1, _ = self.m.options(self.state)
         prior = [0.0 if o.endswith("-tera") else 1.0 for o in s1]
         r = self.m.search(self.state, iterations=2000, seed=3, priors=prior)
