@@ -234,13 +234,14 @@ export function drawnWorld(view, random) {
   ours.activeRequest = view.request;
   const row = view.request.side.pokemon[0];
   ours.faintedOut = forcedSwitch(view.request) && !!row && (row.fainted || !row.hp);
+  const theirs = start.battle.sides[1 - start.me];
   carryLimits(start.battle, start.me, view);
-  carryVolatiles(start.battle.sides[start.me].active[0], view.self.active[0]);
-  carryVolatiles(start.battle.sides[1 - start.me].active[0], view.foe.active[0]);
-  carryCounters(start.battle.sides[start.me], view.self, view);
-  carryCounters(start.battle.sides[1 - start.me], view.foe, view);
+  carryVolatiles(ours.active[0], view.self.active[0]);
+  carryVolatiles(theirs.active[0], view.foe.active[0]);
+  carryCounters(ours, view.self, view);
+  carryCounters(theirs, view.foe, view);
   return {state: engineState(start.battle, start.me),
-    options: optionNames(legalChoices(view.request), start.battle.sides[start.me], view.request)};
+    options: optionNames(legalChoices(view.request), ours, view.request)};
 }
 
 /** What limits each side's choices, carried into a drawn world (whose Pokemon start fresh): the
