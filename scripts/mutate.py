@@ -2,7 +2,7 @@
 copy of the checkout, runs the tests that should catch it there, and reports which caught it.
 A breakage no test catches is a hole in the suite: the run exits 1 and names it.
 
-    ./rp scripts/mutate.py [--only TEXT] [--keep]
+    ./rp scripts/mutate.py [--only TEXT ...] [--keep]
 
 The copy is made once (the tracked files, with this checkout's js/node_modules linked in) and
 each breakage is undone after its tests; the checkout itself is never changed. A breakage of
@@ -48,21 +48,25 @@ def copy_built_checkout(dest: Path):
 
 
 def run_tests(copy: Path, tests: list[str]) -> tuple[bool, list[str]]:
-    """-> (every test passed, the tests that failed or raised, by name)."""
+    """-> (every test passed, the tests that failed by name, "(raised)" after those that raised
+    rather than failed an assertion: a breakage that only makes a test raise may be caught by
+    accident, so the table says so)."""
     env = {**os.environ, "PYTHONPATH": str(copy)}
     out = subprocess.run([sys.executable, "-m", "nose2", "-s", str(copy), *tests], cwd=copy, env=env,
                          capture_output=True, text=True, timeout=1200)
-    failed = sorted({line.split(" ", 2)[1] for line in (out.stdout + out.stderr).splitlines()
+    failed = sorted({line.split(" ", 2)[1] + (" (raised)" if line.startswith("ERROR") else "")
+                     for line in (out.stdout + out.stderr).splitlines()
                      if line.startswith(("FAIL: ", "ERROR: ")) and len(line.split(" ", 2)) > 1})
     return out.returncode == 0, failed
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--only", help="only the breakages whose name contains this text")
+    ap.add_argument("--only", action="append", default=[],
+                    help="only the breakages whose name contains this text (repeat for several)")
     ap.add_argument("--keep", action="store_true", help="keep the copy (its path is printed)")
     args = ap.parse_args()
-    entries = [m for m in load() if not args.only or args.only in m["name"]]
+    entries = [m for m in load() if not args.only or any(text in m["name"] for text in args.only)]
     copy = Path(tempfile.mkdtemp(prefix="metapvp-mutate-"))
     rows, missed = [], []
     try:

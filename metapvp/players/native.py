@@ -51,6 +51,10 @@ class NativeConfig:
     """How new nodes are valued: "engine" (poke-engine's evaluation, relative to the root's),
     "learned" (the shipped learned value, static/models/native-value.json) or a path to one
     (a .json file that studies/leaf_value.py wrote)."""
+    uniform: float = 0.0
+    """The share of our prior at the root spread evenly over the options the player can choose,
+    the rest the policy's: 0, the policy's alone; 1, uniform (as `mcts`, whose prior is uniform
+    whatever this says)."""
     prior: str = "root"
     """Where the policy's prior guides our side: "root" (there only; UCB1 below) or "deep" (also
     at every node below where our options are the root's: the same Pokemon in, the same moves
@@ -70,6 +74,8 @@ class NativeConfig:
                              f"ucb={self.ucb:g})")
         if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
             raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
+        if not 0 <= self.uniform <= 1:
+            raise ValueError(f"native search: uniform is a share, 0 to 1 (got {self.uniform:g})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
             raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
                              f"(got prior={self.prior!r}, search={self.search!r})")
@@ -87,15 +93,16 @@ class NativeConfig:
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
-        the search's owner and the prior's reach only where they are not the defaults (sqrt(2), ours,
-        root), e.g.
+        the search's owner, the prior's uniform share and its reach only where they are not the
+        defaults (sqrt(2), ours, 0, root), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
         owner = "" if self.search == "ours" else f",search={self.search}"
+        uniform = f",uniform={self.uniform:g}" if self.uniform else ""
         prior = "" if self.prior == "root" else f",prior={self.prior}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{prior})")
+                f"{ucb}{owner}{uniform}{prior})")
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -161,15 +168,24 @@ class NativeSearch:
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
             iterations, visits = r["iterations"], r["s1_visits"]
         else:
-            # the policy's probabilities (`mcts`: uniform), never quite 0 for an option we can
-            # choose; 0 (never searched) for one we cannot name as one of our actions
-            prior = [0.0 if o not in names else 1.0 if p is None else max(float(p[names[o]]), 1e-6)
-                     for o in options]
+            prior = root_prior(options, names, p, c.uniform)
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                    priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep")
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]
+
+
+def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:
+    """Our prior over the engine's options at a world's root: 0 (never searched) for an option
+    we cannot name as one of our actions; over the rest the policy's probabilities, never quite
+    0, normalised, with the share `uniform` spread evenly (`p` None, as `mcts`: uniform)."""
+    named = [o in names for o in options]
+    if p is None or not any(named):
+        return [float(n) for n in named]
+    policy = np.array([max(float(p[names[o]]), 1e-6) if n else 0.0 for o, n in zip(options, named)])
+    even = np.array(named, dtype=float)
+    return list((1 - uniform) * policy / policy.sum() + uniform * even / even.sum())
 
 
 class Counted:

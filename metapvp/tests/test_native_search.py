@@ -18,7 +18,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, leaf_weights, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import NativeConfig, NativeSearch
+from metapvp.players.native import NativeConfig, NativeSearch, root_prior
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -113,6 +113,27 @@ class NativeSearchTest(unittest.TestCase):
         uniform = self.m.search(self.state, iterations=1000, seed=2)
         leaning = self.m.search(self.state, iterations=1000, seed=2, priors=favour)
         self.assertGreater(leaning["s1"]["visits"][k], uniform["s1"]["visits"][k])
+
+    def test_a_uniform_share_spreads_the_prior_over_the_options_the_player_can_choose(self):
+        """root_prior on known numbers (an option we cannot name stays at 0 whatever the share),
+        and the share reaches the search: all of it searches as `mcts` does."""
+        options, names = ["a", "b", "c", "d"], {"a": 0, "b": 1, "d": 3}
+        p = np.array([0.6, 0.2, 0.0, 0.2])
+        np.testing.assert_allclose(root_prior(options, names, p, 0.0), [0.6, 0.2, 0.0, 0.2], atol=1e-5)
+        np.testing.assert_allclose(root_prior(options, names, p, 0.5), [0.3 + 1 / 6, 0.1 + 1 / 6, 0.0, 0.1 + 1 / 6],
+                                   atol=1e-5)
+        self.assertEqual(root_prior(options, names, None, 0.5), [1.0, 1.0, 0.0, 1.0])
+        self.assertEqual(root_prior(options, {}, p, 0.5), [0.0] * 4)
+        s1 = self.m.options(self.state)[0]
+        names = {o: k for k, o in enumerate(s1)}
+        sharp = np.full(len(s1), 0.001)
+        sharp[0] = 1.0
+        searched = {u: NativeSearch(NativeConfig(iterations=2000, uniform=u), seed=0)._search(
+            self.state, names, sharp, 4) for u in (0.0, 0.5, 1.0)}
+        first = [dict(v)[0] for v in searched.values()]
+        self.assertGreater(first[0], first[1])
+        self.assertGreater(first[1], first[2])
+        self.assertEqual(searched[1.0], make_player("mcts(iterations=2000)").search._search(self.state, names, None, 4))
 
     def test_bad_input_is_a_clear_error_and_the_process_goes_on(self):
         with self.assertRaisesRegex(ValueError, "not a poke-engine state"):
@@ -364,13 +385,17 @@ class NativePlayerTest(unittest.TestCase):
         deep = make_player("native(prior=deep):agent").config
         self.assertEqual(deep.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,prior=deep)")
         self.assertNotIn("prior", NativeConfig().prefix())   # the default, root, unsaid
+        mixed = make_player("native(uniform=0.5):agent").config
+        self.assertEqual(mixed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5)")
+        self.assertNotIn("uniform", NativeConfig().prefix())   # the default, 0, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
                           ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value"),
                           ("mcts(search=poke-engine,ucb=0.5)", "UCB1's own constant"),
                           ("mcts(ucb=0)", "ucb above 0"), ("native(prior=everywhere):agent", "prior is root or deep"),
-                          ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search")]:
+                          ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search"),
+                          ("native(uniform=1.5):agent", "uniform is a share, 0 to 1")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

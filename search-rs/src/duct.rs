@@ -172,7 +172,10 @@ fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
     let mut best_score = f32::MIN;
     for (i, a) in arms.iter().enumerate() {
         if a.prior <= 0.0 {
-            continue; // an option the player cannot choose (normalised() leaves some prior elsewhere)
+            // an option the player cannot choose (normalised() leaves some prior elsewhere); at the
+            // root its first-play value, the node's mean, never beats the best arm's (the root's
+            // mean is its arms'), but below it a node's mean also holds the visit that made it
+            continue;
         }
         let q = if a.visits > 0 { a.total / a.visits as f32 } else { mean };
         let score = q + c * a.prior * sqrt_n / (1.0 + a.visits as f32);
