@@ -107,7 +107,8 @@ def main() -> int:
             shutil.rmtree(copy, ignore_errors=True)
     print("\n| breakage | file | failing tests | verdict |\n|---|---|---|---|")
     for m, verdict, failed in rows:
-        print(f"| {m['name']} | `{m['file']}` | {', '.join(f'`{t}`' for t in failed) or '—'} | {verdict} |")
+        names = ", ".join(f"`{name}`{mark and ' ' + mark}" for name, _, mark in (t.partition(" ") for t in failed))
+        print(f"| {m['name']} | `{m['file']}` | {names or '—'} | {verdict} |")
     print(f"\n{len(rows) - len(missed)} of {len(rows)} breakages caught")
     if missed:
         print("missed: " + "; ".join(missed), file=sys.stderr)
