@@ -48,6 +48,9 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
     const table = actionTable(match.sim.gameType);
     const mask = new Uint8Array(table.NUM_ACTIONS);
     let next = 0;
+    // a side's choice the simulator took in a round left out (its foe's was refused): the
+    // round that plays it names it, not 'none'
+    let taken = {};
     while (!match.ended && out.rounds.length < max) {
       const sides = ['p1', 'p2'].filter(s => match.views[s].needsDecision);
       const state = engineState(match.sim, 0);
@@ -56,7 +59,7 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
       const names = {};
       for (const [k, side] of ['p1', 'p2'].entries()) {
         const pending = pendingMove(match.sim, match.sim.sides[k]);
-        names[side] = pending === 'NONE' ? 'none' : pending.toLowerCase();
+        names[side] = taken[side] || (pending === 'NONE' ? 'none' : pending.toLowerCase());
       }
       const picks = {};
       for (const side of sides) {
@@ -68,7 +71,10 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
       }
       const from = match.sim.log.length;
       for (const side of sides) match.act(side, picks[side]);
-      if (sides.some(s => match.views[s].lastError)) skip('refused by the simulator');
+      const refused = sides.filter(s => match.views[s].lastError);
+      if (!refused.length) taken = {};
+      for (const side of sides) if (refused.length && !refused.includes(side)) taken[side] = names[side];
+      if (refused.length) skip('refused by the simulator');
       else if (sides.some(s => names[s] === null)) skip('a choice the engine cannot name (recharge, Struggle)');
       else {
         out.rounds.push({state, s1: names.p1, s2: names.p2, log: match.sim.log.slice(from), before,

@@ -119,12 +119,14 @@ export function pendingMove(battle, side) {
 }
 
 /** What the engine keeps of the active's last action: a switch until it has moved since coming
- * in (Fake Out and First Impression work then), else the move slot it last used. */
+ * in (Fake Out and First Impression work then), else the move slot it last used. A move with no
+ * PP left is none: Encore fails on it, and the engine's Encore reads only this. */
 function lastUsedMove(active, at) {
   if (!active) return 'move:none';
   if (!active.activeMoveActions) return `switch:${at}`;
   const slot = active.lastMove ? active.moveSlots.findIndex(m => m.id === active.lastMove.id) : -1;
-  return slot >= 0 && slot < 4 ? `move:${slot}` : 'move:none';
+  const spent = slot >= 0 && active.moveSlots[slot].pp <= 0 && !active.volatiles.encore; // (the engine's Encore needs a move)
+  return slot >= 0 && slot < 4 && !spent ? `move:${slot}` : 'move:none';
 }
 
 function sideConditions(side, active) {

@@ -321,7 +321,7 @@ class NativeSearchTest(unittest.TestCase):
     def test_the_bridge_is_true_on_random_battles(self):
         """The same judgement over 20 random gen 9 battles (seed 1, both sides at random), where
         sleep, Rest, Wish and the like come up more than in the two golden battles: at least
-        RANDOM_TRUE_ROUNDS of rounds agree (0.941 measured; 0.906 before the crate's corrections
+        RANDOM_TRUE_ROUNDS of rounds agree (0.943 measured; 0.906 before the crate's corrections
         of the engine, search-rs/src/corrections.rs; without the sleep counters 0.899 and
         without Wish's count 0.891, as the bridge stood then)."""
         found = checks_context().checks("engineTurns", {"format": "gen9randombattle", "battles": 20,
@@ -332,14 +332,15 @@ class NativeSearchTest(unittest.TestCase):
 
 
 
-# The share of the golden battles' rounds the engine must get right: 0.928 measured (2026-11-28,
-# with the crate's corrections of Spikes, Heal Block and Rest; 0.882 without). The issue's 0.95 is out
-# of reach while poke-engine 0.0.48 gets Magic Bounce, Beat Up and more wrong
-# (docs/lab/engine-truth.md)
-TRUE_ROUNDS = 0.92
+# The share of the golden battles' rounds the engine must get right, the issue's bar: 0.954
+# measured (2026-11-29: 186 of 195, with the crate's corrections of Spikes, Heal Block, Rest and
+# Yawn against Sleep Clause, Encore failing on a move out of PP, and the rounds after a refused
+# choice named right; 0.882 before any of it). The 9 misses left are poke-engine 0.0.48's own:
+# Magic Bounce, Beat Up, poison before Leftovers, damage past a roll (docs/lab/engine-truth.md)
+TRUE_ROUNDS = 0.95
 # The same over 20 random battles (the battles and the engine are fixed: the figure is exact, so
-# a bound just under it catches a field the bridge stops carrying)
-RANDOM_TRUE_ROUNDS = 0.935
+# a bound just under it, 0.943 measured, catches a field the bridge stops carrying)
+RANDOM_TRUE_ROUNDS = 0.94
 
 
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")

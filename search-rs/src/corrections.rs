@@ -6,7 +6,8 @@
 //! - Spikes deal 1/8, 1/6, 1/4 of max HP for 1, 2, 3 layers (the engine: layers / 8);
 //! - a Pokemon under Heal Block is not healed (the engine blocks healing moves only: Leftovers,
 //!   Grassy Terrain and draining still heal it);
-//! - Rest at full HP fails (the engine puts the Pokemon to sleep).
+//! - Rest at full HP fails (the engine puts the Pokemon to sleep);
+//! - Yawn does not put a Pokemon to sleep while another of its side sleeps (Sleep Clause).
 //!
 //! A list is read by applying it to the state one instruction at a time, so each correction sees
 //! the battle as it was at that point; the state is put back after. A corrected list is given up
@@ -19,7 +20,7 @@ use poke_engine::engine::abilities::Abilities;
 use poke_engine::engine::generate_instructions::generate_instructions_from_move_pair;
 use poke_engine::engine::items::Items;
 use poke_engine::engine::state::{MoveChoice, PokemonVolatileStatus};
-use poke_engine::instruction::{Instruction, StateInstructions};
+use poke_engine::instruction::{ChangeStatusInstruction, Instruction, StateInstructions};
 use poke_engine::state::{PokemonStatus, SideReference, State};
 
 /// The outcomes of side one choosing `m1` and side two `m2` on `state` (left as it was found),
@@ -38,13 +39,14 @@ pub fn turn(state: &mut State, m1: &MoveChoice, m2: &MoveChoice, branch_on_damag
 }
 
 /// Whether `list` holds anything a correction could touch: a switch (Spikes), a Rest counter set,
-/// or a heal where Heal Block is or may come into play. Most lists hold none, and are not walked.
+/// a Pokemon put to sleep (Yawn), or a heal where Heal Block is or may come into play. Most lists hold none, and are not walked.
 fn may_need(state: &State, list: &[Instruction]) -> bool {
     let blocked = |side: &poke_engine::state::Side| side.volatile_statuses.contains(&PokemonVolatileStatus::HEALBLOCK);
     let heal_block = blocked(&state.side_one) || blocked(&state.side_two)
         || list.iter().any(|i| matches!(i, Instruction::ApplyVolatileStatus(v) if v.volatile_status == PokemonVolatileStatus::HEALBLOCK));
     list.iter().any(|i| match i {
         Instruction::Switch(_) | Instruction::SetRestTurns(_) => true,
+        Instruction::ChangeStatus(c) => c.new_status == PokemonStatus::SLEEP, // Yawn and Sleep Clause
         Instruction::Heal(_) => heal_block,
         _ => false,
     })
@@ -90,6 +92,10 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
                     continue; // neither applied nor kept
                 }
             }
+            Instruction::ChangeStatus(c) if yawn_against_sleep_clause(state, out.last(), c) => {
+                changed = true;
+                continue; // the Pokemon stays awake
+            }
             // what the engine writes between a switch and its hazards' damage
             Instruction::SetLastUsedMove(_) | Instruction::ChangeStatus(_) | Instruction::ChangeSideCondition(_)
             | Instruction::Boost(_) => {}
@@ -126,6 +132,16 @@ fn rest_at_full_hp(state: &State, rest: &[Instruction]) -> bool {
         }
         _ => false,
     }
+}
+
+/// Whether `change` is Yawn putting its Pokemon to sleep (the engine writes it just after Yawn's
+/// count runs out) where Sleep Clause forbids it: another of the side's Pokemon is asleep, not
+/// by Rest. The engine holds to Sleep Clause for sleep moves, not for Yawn.
+fn yawn_against_sleep_clause(state: &State, before: Option<&Instruction>, change: &ChangeStatusInstruction) -> bool {
+    let yawn_ran_out = matches!(before, Some(Instruction::ChangeVolatileStatusDuration(d))
+        if d.volatile_status == PokemonVolatileStatus::YAWN && d.side_ref == change.side_ref && d.amount < 0);
+    yawn_ran_out && change.new_status == PokemonStatus::SLEEP
+        && state.get_side_immutable(&change.side_ref).has_alive_non_rested_sleeping_pkmn()
 }
 
 /// Where the Pokemon that just came in on `side_ref` takes Spikes' damage of two or three layers
@@ -271,6 +287,29 @@ mod tests {
     fn rest_fails_at_full_hp() {
         assert!(asleep_after_rest(10), "Rest below full HP puts its user to sleep");
         assert!(!asleep_after_rest(0));
+    }
+
+    /// Whether side one's active falls asleep as its Yawn runs out, with its second Pokemon
+    /// asleep (not by Rest) or awake.
+    fn asleep_after_yawn(teammate_asleep: bool) -> bool {
+        let mut state = example_state();
+        state.side_one.volatile_statuses.insert(PokemonVolatileStatus::YAWN);
+        state.side_one.volatile_status_durations.yawn = 1;
+        if teammate_asleep {
+            state.side_one.pokemon.pkmn[1].status = PokemonStatus::SLEEP;
+        }
+        let before = state.serialize();
+        let branches = turn(&mut state, &MoveChoice::None, &MoveChoice::None, false);
+        assert_eq!(state.serialize(), before, "the turn leaves the state as it found it");
+        assert_eq!(branches.len(), 1);
+        state.apply_instructions(&branches[0].instruction_list);
+        state.side_one.get_active_immutable().status == PokemonStatus::SLEEP
+    }
+
+    #[test]
+    fn yawn_holds_to_sleep_clause() {
+        assert!(asleep_after_yawn(false), "Yawn puts its Pokemon to sleep where none of its side sleeps");
+        assert!(!asleep_after_yawn(true));
     }
 
     #[test]
