@@ -72,10 +72,13 @@ export function engineTurns({format, seed, battles = 1, choices = null, max = 10
       const from = match.sim.log.length;
       for (const side of sides) match.act(side, picks[side]);
       const refused = sides.filter(s => match.views[s].lastError);
-      if (!refused.length) taken = {};
-      for (const side of sides) if (refused.length && !refused.includes(side)) taken[side] = names[side];
-      if (refused.length) skip('refused by the simulator');
-      else if (sides.some(s => names[s] === null)) skip('a choice the engine cannot name (recharge, Struggle)');
+      if (refused.length) {
+        for (const side of sides) if (!refused.includes(side)) taken[side] = names[side];
+        skip('refused by the simulator');
+        continue;
+      }
+      taken = {};
+      if (sides.some(s => names[s] === null)) skip('a choice the engine cannot name (recharge, Struggle)');
       else {
         out.rounds.push({state, s1: names.p1, s2: names.p2, log: match.sim.log.slice(from), before,
           after: [sideSummary(match.sim.sides[0]), sideSummary(match.sim.sides[1])]});
