@@ -27,6 +27,7 @@ from metapvp.players.searchconfig import settings_from_dict
 log = logging.getLogger(__name__)
 
 DEFAULT_UCB = 2 ** 0.5
+ENGINE_TERA_CHARGE = 75.0   # search-rs/src/duct.rs, ENGINE_TERA_CHARGE: poke-engine's own
 
 
 @dataclass(frozen=True)
@@ -59,6 +60,10 @@ class NativeConfig:
     """Where the policy's prior guides our side: "root" (there only; UCB1 below) or "deep" (also
     at every node below where our options are the root's: the same Pokemon in, the same moves
     open; docs/lab/native-agent.md, "The prior below the root")."""
+    tera: float = ENGINE_TERA_CHARGE
+    """What the engine's evaluation charges a side for having terastallized, in its points (a
+    healthy Pokemon's HP is 100): the engine's own is 75 (docs/lab/native-agent.md, "The charge
+    for Terastallization")."""
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
@@ -76,6 +81,9 @@ class NativeConfig:
             raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
         if not 0 <= self.uniform <= 1:
             raise ValueError(f"native search: uniform is a share, 0 to 1 (got {self.uniform:g})")
+        if not 0 <= self.tera <= 200 or (self.search == "poke-engine" and self.tera != ENGINE_TERA_CHARGE):
+            raise ValueError(f"native search: tera is the charge for having terastallized, 0 to 200 points, "
+                             f"the engine's own ({ENGINE_TERA_CHARGE:g}) with poke-engine's search (got {self.tera:g})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
             raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
                              f"(got prior={self.prior!r}, search={self.search!r})")
@@ -93,16 +101,17 @@ class NativeConfig:
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
-        the search's owner, the prior's uniform share and its reach only where they are not the
-        defaults (sqrt(2), ours, 0, root), e.g.
+        the search's owner, the prior's uniform share and its reach, and the charge for
+        Terastallization only where they are not the defaults (sqrt(2), ours, 0, root, 75), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
         owner = "" if self.search == "ours" else f",search={self.search}"
         uniform = f",uniform={self.uniform:g}" if self.uniform else ""
         prior = "" if self.prior == "root" else f",prior={self.prior}"
+        tera = "" if self.tera == ENGINE_TERA_CHARGE else f",tera={self.tera:g}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior})")
+                f"{ucb}{owner}{uniform}{prior}{tera})")
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -170,7 +179,8 @@ class NativeSearch:
         else:
             prior = root_prior(options, names, p, c.uniform)
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                   priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep")
+                                   priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep",
+                                   tera=c.tera)
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]

@@ -18,7 +18,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import available, leaf_weights, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import NativeConfig, NativeSearch, root_prior
+from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, root_prior
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -104,6 +104,25 @@ class NativeSearchTest(unittest.TestCase):
         names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
         self.assertNotEqual(make_player("mcts(iterations=3000,ucb=0.2)").search._search(self.state, names, None, 2),
                             make_player("mcts(iterations=3000)").search._search(self.state, names, None, 2))
+
+    def test_the_charge_for_terastallizing_steers_both_sides_to_tera_or_from_it(self):
+        """tera: the leaf's charge for having terastallized (the engine's own, 75, by default, the
+        same search as not naming it); no charge, both sides search their tera options more, a
+        heavy one less; the player's setting reaches the search."""
+        def tera_visits(r, side):
+            return sum(n for o, n in zip(r[side]["options"], r[side]["visits"]) if o.endswith("-tera"))
+        default = self.m.search(self.state, iterations=3000, seed=2)
+        self.assertEqual(default, self.m.search(self.state, iterations=3000, seed=2, tera=ENGINE_TERA_CHARGE))
+        free, heavy = (self.m.search(self.state, iterations=3000, seed=2, tera=t) for t in (0.0, 200.0))
+        for side in ("s1", "s2"):
+            self.assertGreater(tera_visits(free, side), tera_visits(default, side) + 300)
+            self.assertLess(tera_visits(heavy, side), tera_visits(default, side) - 200)
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        even = self.m.search(self.state, iterations=3000, seed=2, tera=0.0, priors=[1.0] * len(names))  # as mcts
+        self.assertEqual(make_player("mcts(iterations=3000,tera=0)").search._search(self.state, names, None, 2),
+                         list(zip(range(len(names)), even["s1"]["visits"])))
+        with self.assertRaisesRegex(ValueError, "tera must be a number"):
+            self.m.search(self.state, iterations=10, tera=float("nan"))
 
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
@@ -249,7 +268,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 19 passed", proc.stdout)
+        self.assertIn("test result: ok. 20 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -389,6 +408,10 @@ class NativePlayerTest(unittest.TestCase):
         mixed = make_player("native(uniform=0.5):agent").config
         self.assertEqual(mixed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5)")
         self.assertNotIn("uniform", NativeConfig().prefix())   # the default, 0, unsaid
+        cheap = make_player("native(uniform=0.5,tera=25):agent").config
+        self.assertEqual(cheap.prefix(),
+                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,tera=25)")
+        self.assertNotIn(",tera=", NativeConfig().prefix())   # the default, the engine's 75, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
@@ -396,7 +419,9 @@ class NativePlayerTest(unittest.TestCase):
                           ("mcts(search=poke-engine,ucb=0.5)", "UCB1's own constant"),
                           ("mcts(ucb=0)", "ucb above 0"), ("native(prior=everywhere):agent", "prior is root or deep"),
                           ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search"),
-                          ("native(uniform=1.5):agent", "uniform is a share, 0 to 1")]:
+                          ("native(uniform=1.5):agent", "uniform is a share, 0 to 1"),
+                          ("native(tera=-5):agent", "tera is the charge for having terastallized, 0 to 200"),
+                          ("mcts(search=poke-engine,tera=0)", "the engine's own .75. with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

@@ -28,7 +28,9 @@ use std::time::Instant;
 /// sqrt(2) is the textbook's, poke-engine's MCTS's), and the `seed` of its draws (an iteration budget with a seed gives
 /// the same search every time); `leaf`: the learned value of new nodes (None: the engine's
 /// evaluation); `deep_prior`: side one's root prior also guides it (by PUCT) at every node below
-/// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1.
+/// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1;
+/// `tera_charge`: what the engine's evaluation charges a side for having terastallized, in its
+/// points (the engine's own: ENGINE_TERA_CHARGE).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
@@ -38,6 +40,18 @@ pub struct Settings {
     pub seed: u64,
     pub leaf: Option<LeafModel>,
     pub deep_prior: bool,
+    pub tera_charge: f32,
+}
+
+/// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
+/// a healthy Pokemon's HP): the worth of Terastallization kept for later.
+pub const ENGINE_TERA_CHARGE: f32 = 75.0;
+
+/// The engine's evaluation of `state` for side one, with `tera_charge` in place of the engine's
+/// charge for having terastallized.
+pub fn evaluation(state: &State, tera_charge: f32) -> f32 {
+    let used = |side: &poke_engine::state::Side| side.pokemon.pkmn.iter().any(|p| p.terastallized) as i32 as f32;
+    evaluate(state) + (ENGINE_TERA_CHARGE - tera_charge) * (used(&state.side_one) - used(&state.side_two))
 }
 
 /// Per side, at the root: each option, its visits and its mean value for that side.
@@ -111,8 +125,8 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
     root.guided = root_priors.is_some();
     let mut nodes = vec![root];
-    let root_eval = evaluate(state);
-    let leaf = Leaf { root_eval, model: settings.leaf.as_ref() };
+    let root_eval = evaluation(state, settings.tera_charge);
+    let leaf = Leaf { root_eval, model: settings.leaf.as_ref(), tera_charge: settings.tera_charge };
     let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref() };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
@@ -235,6 +249,7 @@ struct Rules<'a> {
 struct Leaf<'a> {
     root_eval: f32,
     model: Option<&'a LeafModel>,
+    tera_charge: f32,
 }
 
 /// The value of the position `state` is in, for side one: an ended battle's result, else the
@@ -248,7 +263,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
     } else if let Some(model) = leaf.model {
         model.value(state)
     } else {
-        1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - leaf.root_eval)).exp())
+        1.0 / (1.0 + (-EVAL_SCALE * (evaluation(state, leaf.tera_charge) - leaf.root_eval)).exp())
     }
 }
 
@@ -325,7 +340,8 @@ mod tests {
     use crate::example::example_state;
 
     fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false }
+        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false,
+                   tera_charge: ENGINE_TERA_CHARGE }
     }
 
     #[test]
@@ -406,6 +422,19 @@ mod tests {
         let deep = guided_below(true);
         assert!(!deep.is_empty(), "nodes below the root with the root's options are guided");
         assert!(deep.iter().all(|&favourite_most| favourite_most), "{deep:?}");
+    }
+
+    #[test]
+    fn the_tera_charge_replaces_the_engines_for_either_side() {
+        let mut state = example_state();
+        assert_eq!(evaluation(&state, 0.0), evaluate(&state), "no one has terastallized: nothing to charge");
+        state.side_one.pokemon.pkmn[0].terastallized = true;
+        assert_eq!(evaluation(&state, ENGINE_TERA_CHARGE), evaluate(&state));
+        assert_eq!(evaluation(&state, 25.0) - evaluate(&state), 50.0);
+        state.side_two.pokemon.pkmn[0].terastallized = true;
+        assert_eq!(evaluation(&state, 25.0), evaluate(&state), "both have: the charges cancel");
+        state.side_one.pokemon.pkmn[0].terastallized = false;
+        assert_eq!(evaluation(&state, 25.0) - evaluate(&state), -50.0);
     }
 
     #[test]

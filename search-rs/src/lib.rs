@@ -11,7 +11,7 @@ pub mod outcomes;
 
 #[cfg(feature = "python")]
 mod python {
-    use crate::duct::{search as run_search, SearchResult, Settings, SideResult};
+    use crate::duct::{search as run_search, SearchResult, Settings, SideResult, ENGINE_TERA_CHARGE};
     use crate::features::{features as state_features, LeafModel, NAMES};
     use poke_engine::mcts::perform_mcts;
     use poke_engine::state::State;
@@ -73,13 +73,14 @@ mod python {
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
     /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
     /// evaluation); `ucb`: UCB1's exploration constant, wherever no prior guides; `deep_prior`:
-    /// the prior also guides side one below the root, wherever its options are the root's.
+    /// the prior also guides side one below the root, wherever its options are the root's;
+    /// `tera`: the engine's evaluation's charge for having terastallized (its own: 75).
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-                        ucb=std::f32::consts::SQRT_2, deep_prior=false))]
+                        ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
-                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool)
+                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32)
                    -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
@@ -87,9 +88,12 @@ mod python {
         if !(exploration > 0.0) || !(ucb > 0.0) {
             return Err(PyValueError::new_err(format!("exploration and ucb must be above 0, not {exploration} and {ucb}")));
         }
+        if !tera.is_finite() {
+            return Err(PyValueError::new_err(format!("tera must be a number of the evaluation's points, not {tera}")));
+        }
         let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior };
+        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera };
         // a panic of the engine deep in the tree is this decision's error, named with the state
         let r = py
             .allow_threads(|| unpanicked(|| run_search(&mut s, &settings, priors.as_deref())))
