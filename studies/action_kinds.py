@@ -1,0 +1,137 @@
+"""What kinds of action players choose: a move, a move with Terastallization, a switch it chose,
+or a forced switch.
+
+On a teacher's demonstrations (a run's RUN/demonstrations/, metapvp/training/imitation.py), the
+share of each kind among the teacher's most visited actions and among each model's favourites on
+the same states, with how often each model agrees with the teacher:
+
+    ./rp studies/action_kinds.py --demos RUN/demonstrations --models A.zip B.zip ... [--chunks 4]
+
+On the battles head2head kept (OUTDIR/logs/), p1's side of the pairing (the seats alternate):
+its win rate, the share of battles in which it terastallized, its win rate in those and in the
+rest, the median turn it did so, and its switches a battle:
+
+    ./rp studies/action_kinds.py --runs OUTDIR ...
+
+The last line of stdout is the result as JSON."""
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import re
+import statistics
+import sys
+from pathlib import Path
+
+import numpy as np
+import torch
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from metapvp import contract as contracts  # noqa: E402
+from metapvp.arena.match import first_seat  # noqa: E402
+from metapvp.models.modelfile import load_model  # noqa: E402
+from metapvp.training.imitation import chunk_files  # noqa: E402
+
+KINDS = ("move", "tera", "switch", "forced switch")
+GIMMICKS = 6      # the singles contract's action index: slot * 6 + gimmick
+MOVE_SLOTS = 4    # slots 0-3 are moves, 4-9 switches
+TERA = 1
+
+
+def kind(action: int, legal: np.ndarray) -> str:
+    """The kind of `action` at a decision whose legal actions are `legal`."""
+    if not legal[:MOVE_SLOTS * GIMMICKS].any():
+        return "forced switch"
+    slot, gimmick = divmod(int(action), GIMMICKS)
+    if slot >= MOVE_SLOTS:
+        return "switch"
+    return "tera" if gimmick == TERA else "move"
+
+
+def shares(actions: np.ndarray, legal: np.ndarray) -> dict:
+    kinds = [kind(a, m) for a, m in zip(actions, legal)]
+    return {k: kinds.count(k) / len(kinds) for k in KINDS}
+
+
+def on_demonstrations(folder: Path, models: list[str], chunks: int) -> dict:
+    files = chunk_files(folder)[-chunks:]
+    if not files:
+        raise SystemExit(f"no demonstrations (chunk-NNNNN.npz) in {folder}")
+    data = [np.load(f) for f in files]
+    records = np.concatenate([d["records"] for d in data])
+    teacher = np.concatenate([d["target_actions"][:, 0] for d in data])
+    out = {"states": len(records), "players": {}}
+    legal = None
+    picks = {"teacher": teacher}
+    for path in models:
+        model, meta = load_model(path)
+        views = contracts.load(meta["contract"]["name"]).views(np.ascontiguousarray(records), len(records))
+        legal = views["action.mask"].astype(bool)
+        obs = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
+        best = []
+        with torch.no_grad():
+            for s in range(0, len(records), 1024):
+                logits, _, _ = model({k: v[s:s + 1024] for k, v in obs.items()}, None)
+                best.append(logits.argmax(-1).numpy())
+        picks[path] = np.concatenate(best)
+    if legal is None:
+        raise SystemExit("--models: at least one model file, to read the states with its contract")
+    for name, p in picks.items():
+        out["players"][name] = {**shares(p, legal), "agrees with the teacher": float(np.mean(p == teacher))}
+    return out
+
+
+def on_runs(folder: Path) -> dict:
+    rows = []
+    for f in sorted((folder / "logs").glob("*.log.json.gz")):
+        me = first_seat(int(re.search(r"(\d+)\.log", f.name).group(1)))
+        battle = json.load(gzip.open(f))
+        turn, tera_turn = 0, None
+        for line in battle["log"]:
+            if line.startswith("|turn|"):
+                turn = int(line.split("|")[2])
+            elif tera_turn is None and line.startswith(f"|-terastallize|{me}"):
+                tera_turn = turn
+        switches = sum(line.startswith(f"|switch|{me}") for line in battle["log"])
+        rows.append((battle["winner"] == me, tera_turn, switches))
+    if not rows:
+        raise SystemExit(f"no kept battles (logs/*.log.json.gz) in {folder}")
+    tera = [r for r in rows if r[1] is not None]
+    rest = [r for r in rows if r[1] is None]
+    rate = lambda rs: sum(r[0] for r in rs) / len(rs) if rs else float("nan")  # noqa: E731
+    return {"battles": len(rows), "win rate": rate(rows), "terastallized in": len(tera) / len(rows),
+            "win rate when it did": rate(tera), "when it did not": rate(rest),
+            "median turn it did": statistics.median(r[1] for r in tera) if tera else None,
+            "switches a battle": sum(r[2] for r in rows) / len(rows)}
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--demos", type=Path, help="a run's demonstrations folder")
+    ap.add_argument("--models", nargs="*", default=[], help="model files to compare with the teacher there")
+    ap.add_argument("--chunks", type=int, default=4, help="the last N chunks of the demonstrations")
+    ap.add_argument("--runs", type=Path, nargs="*", default=[], help="head2head output folders")
+    args = ap.parse_args(argv)
+    result = {}
+    if args.demos:
+        found = result["demonstrations"] = on_demonstrations(args.demos, args.models, args.chunks)
+        print(f"{found['states']} states of {args.demos}: the share of each kind among each one's best")
+        for name, s in found["players"].items():
+            print(f"  {name:60s} " + "  ".join(f"{k} {s[k]:.3f}" for k in KINDS)
+                  + f"  agrees with the teacher {s['agrees with the teacher']:.3f}")
+    for run in args.runs:
+        r = result.setdefault("runs", {})[str(run)] = on_runs(run)
+        print(f"{run}: {r['battles']} battles, p1 won {r['win rate']:.3f}, "
+              f"terastallized in {r['terastallized in']:.3f} (won {r['win rate when it did']:.3f} of those, "
+              f"{r['when it did not']:.3f} of the rest; median turn "
+              f"{r['median turn it did']}), {r['switches a battle']:.2f} switches a battle")
+    if not result:
+        ap.error("--demos with --models, or --runs")
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
