@@ -18,6 +18,7 @@ import numpy as np
 from metapvp.arena import play
 from metapvp.players import make_player
 from metapvp.players.base import Player
+from metapvp.players.spec import spec_list
 
 
 class Timed(Player):
@@ -44,7 +45,7 @@ def main():
     args = ap.parse_args()
     print(f"{args.format}, against {args.opponent}, {args.battles} battles each, one at a time")
     print(f"{'player':<30} {'decisions':>9} {'ms median':>9} {'p90':>6} {'p99':>6} {'max':>6} {'win':>6}")
-    for spec in args.specs.split(","):
+    for spec in spec_list(args.specs):
         player = Timed(make_player(spec, seed=args.seed, fmt=args.format))
         foe = make_player(args.opponent, seed=args.seed + 1, fmt=args.format)
         results = list(play(player, foe, args.format, range(args.battles), seed=args.seed, concurrency=1))

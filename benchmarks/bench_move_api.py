@@ -24,6 +24,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.api.server import default_shards
+from metapvp.players.spec import spec_list
 from metapvp.tests.fuzzing import battle_requests, recorded_streams
 
 PLAYERS = {"policy": str(ROOT / "static/models/gen9randombattle.zip"), "agent": "agent"}
@@ -148,7 +149,7 @@ def main(argv=None):
     servers = [("batched", args.workers, args.wait_ms), ("one at a time", 1, 0.0)]
     print(f"{'player':<7} {'server':<22} {'clients':>7} {'requests/s':>10} {'x 1 client':>10} {'p50 ms':>7} "
           f"{'p99 ms':>7} {'server cores':>12} {'errors':>6}", flush=True)
-    for player in args.players.split(","):
+    for player in spec_list(args.players):
         for label, workers, wait in servers:
             proc, port = start_server(PLAYERS[player], workers, wait)
             seconds = args.agent_seconds if player == "agent" else args.seconds

@@ -154,6 +154,24 @@ class SpecError(ValueError):
     """A player spec that names nothing loadable."""
 
 
+def spec_list(text: str) -> list[str]:
+    """Player specs written one after another, split at the commas outside parentheses (a
+    search's settings have their own: "native(iterations=1000,uniform=0.5):agent,mcts" is two);
+    unbalanced parentheses are named."""
+    specs, depth, start = [], 0, 0
+    for i, ch in enumerate(text):
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            raise SpecError(f"player specs {text!r}: a ')' with no '(' before it, at character {i + 1}")
+        if ch == "," and depth == 0:
+            specs.append(text[start:i].strip())
+            start = i + 1
+    if depth:
+        raise SpecError(f"player specs {text!r}: a '(' never closed")
+    specs.append(text[start:].strip())
+    return [s for s in specs if s]
+
+
 def shipped_model(fmt: str) -> Path:
     """The model file shipped for a format; a clear error naming the formats that have one."""
     path = SHIPPED_MODELS / f"{fmt}.zip"

@@ -13,6 +13,18 @@ from metapvp.models import ModelError, new_model, save_model
 from metapvp.players import SpecError, make_player
 from metapvp.players.base import Decisions
 from metapvp.players.neural import load_player
+from metapvp.players.spec import spec_list
+
+
+class SpecListTest(unittest.TestCase):
+    def test_specs_in_a_row_split_at_the_commas_outside_a_searchs_settings(self):
+        self.assertEqual(spec_list("native(iterations=1000,uniform=0.5):agent, mcts,agent@0"),
+                         ["native(iterations=1000,uniform=0.5):agent", "mcts", "agent@0"])
+        self.assertEqual(spec_list("heuristic"), ["heuristic"])
+        self.assertEqual(spec_list("a,,b,"), ["a", "b"])
+        for bad, said in (("native(iterations=1000:agent,mcts", "never closed"), ("mcts),agent", "no '\\(' before")):
+            with self.subTest(specs=bad), self.assertRaisesRegex(SpecError, said):
+                spec_list(bad)
 
 
 class ModelPlayerSpecTest(unittest.TestCase):
