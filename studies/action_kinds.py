@@ -7,9 +7,9 @@ the same states, with how often each model agrees with the teacher:
 
     ./rp studies/action_kinds.py --demos RUN/demonstrations --models A.zip B.zip ... [--chunks 4]
 
-On the battles head2head kept (OUTDIR/logs/), p1's side of the pairing (the seats alternate):
-its win rate, the share of battles in which it terastallized, its win rate in those and in the
-rest, the median turn it did so, and its switches a battle:
+On the battles head2head kept (OUTDIR/logs/), its first player's (as studies/move_use.py counts
+them): its win rate, the share of battles in which it terastallized, its win rate in those and
+in the rest, the median turn it did so, and its switches in a battle (after the lead):
 
     ./rp studies/action_kinds.py --runs OUTDIR ...
 
@@ -17,9 +17,7 @@ The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
-import re
 import statistics
 import sys
 from pathlib import Path
@@ -31,9 +29,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp import contract as contracts  # noqa: E402
-from metapvp.arena.match import first_seat  # noqa: E402
 from metapvp.models.modelfile import load_model  # noqa: E402
 from metapvp.training.imitation import chunk_files  # noqa: E402
+from studies.move_use import count  # noqa: E402
 
 KINDS = ("move", "tera", "switch", "forced switch")
 GIMMICKS = 6      # the singles contract's action index: slot * 6 + gimmick
@@ -85,27 +83,17 @@ def on_demonstrations(folder: Path, models: list[str], chunks: int) -> dict:
 
 
 def on_runs(folder: Path) -> dict:
-    rows = []
-    for f in sorted((folder / "logs").glob("*.log.json.gz")):
-        me = first_seat(int(re.search(r"(\d+)\.log", f.name).group(1)))
-        battle = json.load(gzip.open(f))
-        turn, tera_turn = 0, None
-        for line in battle["log"]:
-            if line.startswith("|turn|"):
-                turn = int(line.split("|")[2])
-            elif tera_turn is None and line.startswith(f"|-terastallize|{me}"):
-                tera_turn = turn
-        switches = sum(line.startswith(f"|switch|{me}") for line in battle["log"])
-        rows.append((battle["winner"] == me, tera_turn, switches))
-    if not rows:
+    """p1's battles in a head2head run, as studies/move_use.py counts them."""
+    u = count(folder)
+    if not u.battles:
         raise SystemExit(f"no kept battles (logs/*.log.json.gz) in {folder}")
-    tera = [r for r in rows if r[1] is not None]
-    rest = [r for r in rows if r[1] is None]
-    rate = lambda rs: sum(r[0] for r in rs) / len(rs) if rs else float("nan")  # noqa: E731
-    return {"battles": len(rows), "win rate": rate(rows), "terastallized in": len(tera) / len(rows),
-            "win rate when it did": rate(tera), "when it did not": rate(rest),
-            "median turn it did": statistics.median(r[1] for r in tera) if tera else None,
-            "switches a battle": sum(r[2] for r in rows) / len(rows)}
+    tera, tera_won = sum(u.tera.values()), sum(u.tera_won.values())
+    turns = sorted(t for t, n in u.tera.items() for _ in range(n))
+    return {"battles": u.battles, "win rate": u.won / u.battles, "terastallized in": tera / u.battles,
+            "win rate when it did": tera_won / tera if tera else float("nan"),
+            "when it did not": (u.won - tera_won) / (u.battles - tera) if u.battles > tera else float("nan"),
+            "median turn it did": statistics.median(turns) if turns else None,
+            "switches a battle": u.switches / u.battles}
 
 
 def main(argv=None):

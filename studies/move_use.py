@@ -36,9 +36,11 @@ def move_id(name: str) -> str:
 @dataclass
 class Usage:
     """One player's moves over a run: per move id, team Pokemon carrying it summed over battles,
-    and times used; per turn of its first Terastallization, battles and battles won."""
+    and times used; per turn of its first Terastallization, battles and battles won; its switches
+    in (forced or chosen, after the lead)."""
     battles: int = 0
     won: int = 0
+    switches: int = 0
     carried: Counter = field(default_factory=Counter)
     used: Counter = field(default_factory=Counter)
     tera: Counter = field(default_factory=Counter)
@@ -70,6 +72,8 @@ def count(run: Path, second: bool = False) -> Usage:
                 tera = turn
             elif len(parts) > 3 and parts[1] == "move" and parts[2].startswith(side) and "[from]" not in line:
                 u.used[move_id(parts[3])] += 1
+            elif len(parts) > 2 and parts[1] == "switch" and parts[2].startswith(side) and turn > 0:
+                u.switches += 1
         if tera is not None:
             u.tera[tera] += 1
             u.tera_won[tera] += won
@@ -101,7 +105,8 @@ def main(argv=None) -> int:
     print(f"Terastallized in {sum(u.tera.values())} battles; by the turn it first did, battles (won): " +
           (", ".join(f"turn {t}: {u.tera[t]} ({u.tera_won[t]})" for t in sorted(u.tera)) or "none"))
     # moves used that the team did not carry: Struggle, or moves a Transform copied
-    print(json.dumps({"battles": u.battles, "won": u.won, "player": who,
+    print(f"Switched in {u.switches} times after the lead ({u.switches / max(u.battles, 1):.2f} a battle)")
+    print(json.dumps({"battles": u.battles, "won": u.won, "player": who, "switches": u.switches,
                       "moves": {m: {"carried": u.carried[m], "used": u.used[m]} for m in moves},
                       "used_not_carried": sorted(m for m in u.used if not u.carried[m]),
                       "tera": {t: {"battles": u.tera[t], "won": u.tera_won[t]} for t in sorted(u.tera)}}))

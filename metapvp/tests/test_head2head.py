@@ -206,8 +206,9 @@ class Head2HeadCliTest(unittest.TestCase):
         each player is read at its seats (the battles it won are head2head's count), every move
         it used is one its own team carried (the names read as ids), and it used some; the two
         players' first Terastallizations, and the turns they came on, add up to those in the
-        battles' logs (a player read off the other's side would count its turns twice)."""
-        teras, turns = 0, 0
+        battles' logs (a player read off the other's side would count its turns twice), as do
+        their switches after the lead."""
+        teras, turns, switches = 0, 0, 0
         for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
             proc = subprocess.run([sys.executable, "studies/move_use.py", str(out), "--top", "1000", *flag],
                                   capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -217,9 +218,10 @@ class Head2HeadCliTest(unittest.TestCase):
             self.assertGreater(sum(m["used"] for m in used["moves"].values()), 6)
             self.assertEqual(used["used_not_carried"], [])
             teras += sum(t["battles"] for t in used["tera"].values())
+            switches += used["switches"]
             turns += sum(int(turn) * t["battles"] for turn, t in used["tera"].items())
             self.assertLessEqual(sum(t["won"] for t in used["tera"].values()), result[wins])
-        in_logs, turns_in_logs = 0, 0
+        in_logs, turns_in_logs, switches_in_logs = 0, 0, 0
         for log in (out / "logs").iterdir():
             with gzip.open(log, "rt") as f:
                 lines = json.load(f)["log"]
@@ -230,8 +232,11 @@ class Head2HeadCliTest(unittest.TestCase):
                 elif line.startswith("|-terastallize|"):   # once a side at most: one Tera a battle
                     in_logs += 1
                     turns_in_logs += turn
+                elif line.startswith("|switch|") and turn > 0:
+                    switches_in_logs += 1
         self.assertGreater(in_logs, 0)
-        self.assertEqual((teras, turns), (in_logs, turns_in_logs))
+        self.assertGreater(switches_in_logs, 0)
+        self.assertEqual((teras, turns, switches), (in_logs, turns_in_logs, switches_in_logs))
 
     def check_comparing(self, out: Path, result: dict):
         """metapvp/exe/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
