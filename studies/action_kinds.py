@@ -34,23 +34,28 @@ from metapvp.training.imitation import chunk_files  # noqa: E402
 from studies.move_use import count  # noqa: E402
 
 KINDS = ("move", "tera", "switch", "forced switch")
-GIMMICKS = 6      # the singles contract's action index: slot * 6 + gimmick
-MOVE_SLOTS = 4    # slots 0-3 are moves, 4-9 switches
-TERA = 1
 
 
-def kind(action: int, legal: np.ndarray) -> str:
-    """The kind of `action` at a decision whose legal actions are `legal`."""
-    if not legal[:MOVE_SLOTS * GIMMICKS].any():
+def layout(contract) -> tuple[int, int, int]:
+    """A singles contract's action index (slot * gimmicks + gimmick), read from its heads: the
+    number of gimmicks, of move slots (the slots before the switches) and Terastallization's index."""
+    slots, gimmicks = (h["values"] for h in contract.spec["actions"]["heads"])
+    return len(gimmicks), sum(v.startswith("move") for v in slots), gimmicks.index("terastallize")
+
+
+def kind(action: int, legal: np.ndarray, index: tuple[int, int, int]) -> str:
+    """The kind of `action` at a decision whose legal actions are `legal` (index: layout())."""
+    gimmicks, move_slots, tera = index
+    if not legal[:move_slots * gimmicks].any():
         return "forced switch"
-    slot, gimmick = divmod(int(action), GIMMICKS)
-    if slot >= MOVE_SLOTS:
+    slot, gimmick = divmod(int(action), gimmicks)
+    if slot >= move_slots:
         return "switch"
-    return "tera" if gimmick == TERA else "move"
+    return "tera" if gimmick == tera else "move"
 
 
-def shares(actions: np.ndarray, legal: np.ndarray) -> dict:
-    kinds = [kind(a, m) for a, m in zip(actions, legal)]
+def shares(actions: np.ndarray, legal: np.ndarray, index: tuple[int, int, int]) -> dict:
+    kinds = [kind(a, m, index) for a, m in zip(actions, legal)]
     return {k: kinds.count(k) / len(kinds) for k in KINDS}
 
 
@@ -66,7 +71,9 @@ def on_demonstrations(folder: Path, models: list[str], chunks: int) -> dict:
     picks = {"teacher": teacher}
     for path in models:
         model, meta = load_model(path)
-        views = contracts.load(meta["contract"]["name"]).views(np.ascontiguousarray(records), len(records))
+        contract = contracts.load(meta["contract"]["name"])
+        index = layout(contract)
+        views = contract.views(np.ascontiguousarray(records), len(records))
         legal = views["action.mask"].astype(bool)
         obs = {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in views.items()}
         best = []
@@ -78,7 +85,7 @@ def on_demonstrations(folder: Path, models: list[str], chunks: int) -> dict:
     if legal is None:
         raise SystemExit("--models: at least one model file, to read the states with its contract")
     for name, p in picks.items():
-        out["players"][name] = {**shares(p, legal), "agrees with the teacher": float(np.mean(p == teacher))}
+        out["players"][name] = {**shares(p, legal, index), "agrees with the teacher": float(np.mean(p == teacher))}
     return out
 
 
