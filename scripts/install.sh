@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything metapvp needs, in three steps that each rerun only when their inputs change:
 #   1. .venv (or $METAPVP_VENV) with torch ($METAPVP_TORCH_SPEC, default torch==2.13.0, installed
-#      with $METAPVP_TORCH_PIP_ARGS, e.g. "--index-url https://download.pytorch.org/whl/cpu")
+#      with $METAPVP_TORCH_PIP_ARGS, e.g. "--index-url URL" with PyTorch's index of CPU wheels)
 #      and the package's dependencies  -- inputs: pyproject.toml, the torch spec and its pip args
 #   2. npm ci in js/                   -- inputs: js/package-lock.json
 #   3. the native search (search-rs/, Rust, into the venv by maturin) -- inputs: its sources,
