@@ -24,7 +24,9 @@ RUN ln -s ../lib/node_modules/npm/bin/npm-cli.js /usr/local/bin/npm \
  && rm -rf /var/lib/apt/lists/*
 
 ARG TORCH_SPEC=torch==2.13.0
-ARG TORCH_PIP_ARGS="--index-url https://download.pytorch.org/whl/cpu"
+# Where pip finds torch: empty for PyPI (on Linux x86-64 the CUDA build); for the CPU build,
+# --build-arg TORCH_PIP_ARGS="--index-url URL" with PyTorch's index of CPU wheels as URL.
+ARG TORCH_PIP_ARGS=
 # The venv lives outside /workspace, with its stamp beside it, so a checkout mounted over
 # /workspace keeps the installed packages; ./rp builds in the mount only what it lacks (npm
 # packages, the bundle).

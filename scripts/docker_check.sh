@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Checks the development image end to end on a machine with a Docker daemon (not part of the
 # test suite, which runs without one):
-#   1. builds the image (the CPU variant, or the GPU one with --gpu) and prints its size;
+#   1. builds the image (PyPI's torch unless the build arguments say otherwise) and prints its size;
 #   2. inside a container: a short head2head and one test module;
 #   3. a checkout mounted over /workspace with no network (--network none): ./rp starts without
 #      rebuilding the Python environment, and one test module passes.
 # Each step's time is printed. Build arguments after `--` go to `docker build`, e.g.
 #   scripts/docker_check.sh -- --build-arg NODE_IMAGE=local/node:20 --build-arg PYTHON_IMAGE=local/python:3.11
+# or, for the CPU build of torch, -- --build-arg TORCH_PIP_ARGS="--index-url URL" (PyTorch's CPU wheels).
 # The mounted checkout is this one: ./rp it first on the host so js/node_modules and build/ exist.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,9 +15,8 @@ tag=metapvp:check
 build_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
-    --gpu) tag=metapvp:check-gpu; build_args+=(--build-arg TORCH_PIP_ARGS=) ;;
     --) shift; build_args+=("$@"); break ;;
-    *) echo "docker_check: unknown argument $1 (--gpu, or build arguments after --)" >&2; exit 2 ;;
+    *) echo "docker_check: unknown argument $1 (build arguments go after --)" >&2; exit 2 ;;
   esac
   shift
 done
