@@ -438,6 +438,32 @@ class ImitationTest(unittest.TestCase):
         finally:
             pool.close()
 
+    def test_where_the_pupil_plays_the_teacher_labels_the_pupils_states(self):
+        """DAgger (pretrain.pupil_plays): an untrained pupil plays the teacher's seat against
+        MaxDamage and loses the battles heuristic wins, yet what is recorded at each decision
+        is still heuristic's choice, not the pupil's."""
+        cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--workers", "0", "--rollout.battles_per_worker", "8"])
+        pool = WorkerPool(cfg, 0)
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                trainer = Trainer(cfg, Path(tmp) / "run")
+                pre = {**cfg["pretrain"], "decisions": 1500, "teacher": "heuristic", "opponents": ["maxdamage"]}
+                led = imitation.demonstrations(pool, {**pre, "pupil_plays": 0.0}, 0.99, 0.95, Path(tmp) / "led")
+                walked = imitation.demonstrations(pool, {**pre, "pupil_plays": 1.0}, 0.99, 0.95, Path(tmp) / "walked",
+                                                  trainer.learners["main"].weights())
+                won = {name: np.nanmean(d["outcomes"]) for name, d in (("led", led), ("walked", walked))}
+                self.assertGreater(won["led"], 0.5, won)
+                self.assertLess(won["walked"], 0.25, won)
+                rows = np.arange(len(walked["actions"]))
+                with torch.no_grad():
+                    logits, _, _ = trainer.learners["main"].model(trainer.tensors(walked, rows)["obs"], None)
+                pupils = logits.argmax(-1).numpy()
+                self.assertLess((pupils == walked["actions"]).mean(), 0.5)
+        finally:
+            pool.close()
+        with self.assertRaisesRegex(ConfigError, "pretrain.pupil_plays"):
+            load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.pupil_plays", "2"])
+
     def test_bad_pretrain_settings_are_named(self):
         with self.assertRaisesRegex(ConfigError, "pretrain.holdout"):
             load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.holdout", "1.5"])

@@ -56,11 +56,14 @@ DEFAULTS = {
     # kl_coef: then, in PPO, a pull towards the teacher's choices (cross-entropy on them, which
     # for a deterministic teacher is the KL divergence up to a constant) that fades to 0 over
     # kl_updates updates. also: earlier rounds' demonstrations (run directories' demonstrations/
-    # folders) learned beside this run's, as expert iteration aggregates its rounds
+    # folders) learned beside this run's, as expert iteration aggregates its rounds.
+    # pupil_plays: the share of the teacher's seat's decisions where the pupil (the main policy
+    # as it starts, its likeliest action) plays in the teacher's place, the teacher's choice
+    # still what is recorded (DAgger: the teacher labels the states the pupil walks into)
     "pretrain": {"decisions": 0, "teacher": "heuristic", "opponents": ["heuristic", "maxdamage", "random"],
                  "epochs": 4, "learning_rate": 1.0e-3, "minibatch_size": 512, "holdout": 0.1,
                  "value_coef": 0.5, "win_coef": 0.5, "max_grad_norm": 1.0, "chunk": 8192,
-                 "kl_coef": 0.0, "kl_updates": 100, "also": []},
+                 "kl_coef": 0.0, "kl_updates": 100, "also": [], "pupil_plays": 0.0},
 }
 SCHEDULES = ("constant", "linear", "cosine")
 
@@ -185,6 +188,8 @@ def _validate(cfg: dict):
         raise ConfigError(f"pretrain.also must be a list of demonstrations folders, got {pre['also']!r}")
     if not 0 <= pre["holdout"] < 1:
         raise ConfigError(f"pretrain.holdout must be in [0, 1), got {pre['holdout']!r}")
+    if not 0 <= pre["pupil_plays"] <= 1:
+        raise ConfigError(f"pretrain.pupil_plays must be in [0, 1], got {pre['pupil_plays']!r}")
     if cfg["init"] is not None and not isinstance(cfg["init"], str):
         raise ConfigError(f"init must be a model file's path or `agent`, got {cfg['init']!r}")
     if not isinstance(cfg["workers"], int) or cfg["workers"] < 0:

@@ -20,9 +20,11 @@ KEPT = ("records", "priv_records", "actions", "raw_returns", "outcomes", "target
 """What a demonstration keeps of a rollout: enough to imitate the teacher and learn its outcomes."""
 
 
-def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> dict:
+def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path, pupil: bytes | None = None) -> dict:
     """The teacher (pre["teacher"]) playing the learner's seat against pre["opponents"] on the
-    pool's workers, in chunks, until pre["decisions"] of its choices are recorded; -> the
+    pool's workers, in chunks, until pre["decisions"] of its choices are recorded; where
+    pre["pupil_plays"] > 0, `pupil` (the main policy's weights) plays that share of the seat's
+    decisions in the teacher's place, the teacher's choices still recorded; -> the
     demonstrations' arrays (KEPT). Each chunk is written to `store` as it comes (chunk-N.npz),
     so that a run stopped here goes on with --resume from the chunks it has. The workers'
     battles are reset after: the teacher's must not go on into PPO."""
@@ -34,7 +36,8 @@ def demonstrations(pool, pre: dict, gamma: float, lam: float, store: Path) -> di
                desc=f"imitating {pre['teacher']}", dynamic_ncols=True)
     while recorded < pre["decisions"]:
         chunk = min(pre["chunk"], pre["decisions"] - recorded)
-        plan = {"weights": {}, "matchups": matchups, "shares": [1.0] * len(matchups),
+        plan = {"weights": {"main": pupil} if pre["pupil_plays"] else {}, "pupil": pre["pupil_plays"],
+                "matchups": matchups, "shares": [1.0] * len(matchups),
                 "decisions": max(1, -(-chunk // pool.size)), "reward_scale": 1.0, "gamma": gamma, "lam": lam}
         got = pool.run("collect", [plan] * pool.size)
         arrays = {k: np.concatenate([getattr(r, k) for r in got]) for k in KEPT}

@@ -112,6 +112,7 @@ class RolloutWorker:
         self.counter = 0
         self.reward_scale = 1.0
         self.teacher = None                  # whose choices to record beside the learner's (plan)
+        self.pupil = 0.0                     # the share of a teacher's seat the main policy plays (plan)
         self.dropped: list[str] = []         # battles given up since the last rollout, and why
 
     # --- policies ---------------------------------------------------------------------------
@@ -170,6 +171,7 @@ class RolloutWorker:
         self.set_weights(plan.get("weights", {}))
         self.reward_scale = plan.get("reward_scale", 1.0)
         self.teacher = plan.get("teacher")
+        self.pupil = plan.get("pupil", 0.0)
         matchups = plan["matchups"]
         shares = np.asarray(plan["shares"], dtype=np.float64)
         shares = shares / shares.sum()
@@ -255,7 +257,8 @@ class RolloutWorker:
                     picked = sample(logp_all.exp(), self.torch_rng)
                     logp = logp_all.gather(1, picked.unsqueeze(1)).squeeze(1).numpy()
                 chosen, values = picked.numpy(), value.numpy()
-            actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, chosen)]
+            played = self.pupil_plays(obs, chosen, learning) if model is None and self.pupil else chosen
+            actions += [(d.battle, d.side, int(a)) for d, a in zip(ds, played)]
             if any(learning):
                 learned += sum(learning)
                 teacher = self.teacher_choices(ds, obs, learning) if model is not None else None
@@ -269,6 +272,16 @@ class RolloutWorker:
         for battle_id in ids:
             if self.battles.pop(battle_id, None) is not None:
                 self.dropped.append(f"{battle_id}: {why}")
+
+    def pupil_plays(self, obs, chosen: np.ndarray, learning: list) -> np.ndarray:
+        """`chosen` (a teacher's) with the main policy's likeliest action in its place at each
+        learning seat's decision with probability self.pupil: the states the pupil walks into,
+        for the teacher to label (DAgger)."""
+        with torch.no_grad():
+            logits, _, _ = self.learners["main"](to_tensors(obs), None)
+        mine = logits.argmax(-1).numpy()
+        swap = np.asarray(learning) & (self.rng.random(len(chosen)) < self.pupil)
+        return np.where(swap, mine, chosen)
 
     def teacher_choices(self, ds, obs, learning) -> np.ndarray | None:
         """What the plan's teacher would choose at the learning seats' decisions (-1 elsewhere),

@@ -261,7 +261,8 @@ class Trainer:
         except ValueError as e:
             raise TrainingError(str(e)) from None
         started = time.perf_counter()
-        batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos)
+        batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos,
+                                         self.learners["main"].weights())
         try:
             batch = imitation.joined(batch, earlier)
         except ValueError as e:
