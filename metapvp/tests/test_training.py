@@ -464,6 +464,37 @@ class ImitationTest(unittest.TestCase):
         with self.assertRaisesRegex(ConfigError, "pretrain.pupil_plays"):
             load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.pupil_plays", "2"])
 
+    def test_earlier_rounds_demonstrations_are_learned_with_none_collected(self):
+        """pretrain.decisions 0 with pretrain.also: the policy learns the earlier demonstrations
+        alone (a new network fitted to rounds already played), and no battle of a teacher's is
+        played (the teacher named is not even made)."""
+        smoke = ROOT / "expts" / "smoke.yml"
+        cfg = load_expt(smoke, ["--workers", "0", "--rollout.battles_per_worker", "8"])
+        pool = WorkerPool(cfg, 0)
+        with tempfile.TemporaryDirectory() as tmp:
+            earlier = Path(tmp) / "earlier"
+            try:
+                pre = {**cfg["pretrain"], "decisions": 3000, "teacher": "heuristic", "opponents": ["maxdamage"]}
+                n = len(imitation.demonstrations(pool, pre, 0.99, 0.95, earlier)["actions"])
+            finally:
+                pool.close()
+            cfg = load_expt(smoke, [
+                "--workers", "0", "--total_decisions", "1", "--pretrain.decisions", "0",
+                "--pretrain.also", f"[{earlier}]", "--pretrain.teacher", "no-such-player",
+                "--pretrain.epochs", "6", "--pretrain.minibatch_size", "256", "--eval.battles", "4",
+                "--eval.opponents", "[random]", "--eval.league_latest", "0"])
+            Trainer(cfg, Path(tmp) / "run").train()
+            self.assertFalse((Path(tmp) / "run" / "demonstrations").exists())
+            with open(Path(tmp) / "run" / "metrics.csv", newline="") as f:
+                pre_rows = [r for r in csv.DictReader(f) if r.get("pretrain/epoch")]
+            self.assertEqual([int(float(r["pretrain/epoch"])) for r in pre_rows], list(range(7)))
+            self.assertEqual(int(float(pre_rows[-1]["pretrain/decisions"])), n - round(n * cfg["pretrain"]["holdout"]))
+            held = [float(r["pretrain/holdout_imitation_loss"]) for r in pre_rows]
+            self.assertLess(held[-1], held[0] * 0.7, held)
+            self.assertGreater(float(pre_rows[-1]["pretrain/holdout_accuracy"]), 0.5)
+            with self.assertRaisesRegex(ValueError, "no demonstrations to learn"):
+                imitation.joined(None, [])
+
     def test_bad_pretrain_settings_are_named(self):
         with self.assertRaisesRegex(ConfigError, "pretrain.holdout"):
             load_expt(ROOT / "expts" / "smoke.yml", ["--pretrain.holdout", "1.5"])

@@ -69,18 +69,27 @@ def earlier(folders: list[Path]) -> list[Path]:
     return files
 
 
-def joined(batch: dict, files: list[Path]) -> dict:
-    """`batch` with the demonstrations in chunk `files` after it; arrays of other shapes
-    (another contract's) are named."""
-    parts = [batch]
+def wanted(pre: dict) -> bool:
+    """Whether a run imitates before PPO: new demonstrations to collect (pre["decisions"]), or
+    only earlier rounds' to learn (pre["also"])."""
+    return bool(pre["decisions"] or pre["also"])
+
+
+def joined(batch: dict | None, files: list[Path]) -> dict:
+    """`batch` (None: none collected) with the demonstrations in chunk `files` after it;
+    arrays of other shapes than the first part's (another contract's) are named."""
+    parts = [batch] if batch is not None else []
     for f in files:
         chunk = dict(np.load(f))
+        first = parts[0] if parts else chunk
         for k in KEPT:
-            if k not in chunk or chunk[k].shape[1:] != batch[k].shape[1:]:
+            if k not in chunk or chunk[k].shape[1:] != first[k].shape[1:]:
                 got = chunk[k].shape[1:] if k in chunk else "nothing"
                 raise ValueError(f"pretrain.also: {f} has {k} of shape {got} where this run's are "
-                                 f"{batch[k].shape[1:]} (another contract's demonstrations?)")
+                                 f"{first[k].shape[1:]} (another contract's demonstrations?)")
         parts.append(chunk)
+    if not parts:
+        raise ValueError("pretrain: no demonstrations to learn (pretrain.decisions is 0 and pretrain.also empty)")
     return {k: np.concatenate([p[k] for p in parts]) for k in KEPT}
 
 

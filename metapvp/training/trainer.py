@@ -136,7 +136,7 @@ class Trainer:
         started = time.perf_counter()
         bar = None
         try:
-            if cfg["pretrain"]["decisions"] and not self.pretrained and self.updates == 0:
+            if imitation.wanted(cfg["pretrain"]) and not self.pretrained and self.updates == 0:
                 self.pretrain(pool)
                 self.evaluate(pool)
                 self.save(started)
@@ -253,16 +253,20 @@ class Trainer:
     # --- imitation warm start ------------------------------------------------------------
     def pretrain(self, pool: Pool):
         """The teacher plays the learner's seat until pretrain.decisions of its choices are
-        recorded; the main policy learns them (see training/imitation.py)."""
+        recorded; the main policy learns them, and pretrain.also's earlier ones beside them
+        (see training/imitation.py)."""
         pre = self.cfg["pretrain"]
-        self.check_players(pre)
+        if pre["decisions"]:
+            self.check_players(pre)
         try:
             earlier = imitation.earlier([Path(d) for d in pre["also"]])
         except ValueError as e:
             raise TrainingError(str(e)) from None
         started = time.perf_counter()
-        batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"], self.demos,
-                                         self.learners["main"].weights())
+        batch = None
+        if pre["decisions"]:
+            batch = imitation.demonstrations(pool, pre, self.cfg["ppo"]["gamma"], self.cfg["ppo"]["gae_lambda"],
+                                             self.demos, self.learners["main"].weights())
         try:
             batch = imitation.joined(batch, earlier)
         except ValueError as e:
