@@ -601,6 +601,7 @@ class TeacherFormatTest(unittest.TestCase):
             for teacher, opponents, where in [(f"{tmp}/gone.zip", "[random]", "pretrain.teacher"),
                                               ("heuristic", "[main, random, mcts(worlds=0)]", "pretrain.opponents")]:
                 cfg = load_expt(ROOT / "expts" / "smoke.yml", ["--contract", "singles-v2",
+                                                               "--pretrain.decisions", "100",
                                                                "--pretrain.teacher", teacher,
                                                                "--pretrain.opponents", opponents])
                 trainer = Trainer(cfg, Path(tmp) / where)
