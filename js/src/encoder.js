@@ -171,7 +171,9 @@ const WRITERS = {
   'side.gimmicks_used'(ctx, c, f, a, at) {
     ctx.sides.forEach((side, s) => {
       const o = at + s * f.shape[1];
-      put(f, a, o, 0, side.team.some(p => p.terastallized) ? 1 : 0);
+      // the battle's lines too: the client forgets a Terastallization when the Pokemon that did faints
+      const tera = side.team.some(p => p.terastallized) || ctx.view.terastallizedOnce(`p${side.n + 1}`);
+      put(f, a, o, 0, tera ? 1 : 0);
       put(f, a, o, 1, side.team.some(p => speciesOf(ctx.battle, p.baseSpeciesForme)?.mega) ? 1 : 0);
     });
   },

@@ -101,6 +101,26 @@ class GoldenTest(unittest.TestCase):
                     checked += 1
             self.assertGreater(checked, 5, fmt)
 
+    def test_a_terastallization_stays_spent_after_the_pokemon_that_did_faints(self):
+        # side.gimmicks_used's first column: whether the side has Terastallized this battle, as
+        # the lines seen so far say, also once the Pokemon that did has fainted (the client
+        # forgets it then; the encoder must not)
+        for fmt, battle in self.battles():
+            if not fmt.startswith("gen9"):
+                continue
+            after_a_faint = 0
+            for perspective in ("p1", "p2"):
+                pumps, foe = battle["streams"][perspective], "p2" if perspective == "p1" else "p1"
+                for i, obs in replay(battle, perspective, self.engine):
+                    seen = "".join("".join(pump) for pump in pumps[: i + 1])
+                    with self.subTest(format=fmt, perspective=perspective, pump=i):
+                        for s, side in enumerate((perspective, foe)):
+                            spent = f"|-terastallize|{side}" in seen
+                            self.assertEqual(obs["side.gimmicks_used"][s, 0], float(spent))
+                            alive_tera = obs["pokemon.flags"][s, :, 4].any()
+                            after_a_faint += spent and not alive_tera
+            self.assertGreater(after_a_faint, 0, f"{fmt}: no decision after a Terastallized Pokemon fainted")
+
     def test_recorded_choices_are_legal_and_spoken_by_the_action_table(self):
         """Each side's recorded choices, fed back through the bridge at their decisions: the mask
         the encoder writes now allows each, and the action table turns each into a choice string
