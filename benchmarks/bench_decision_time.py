@@ -8,16 +8,21 @@ lookahead or search).
 
 Prints, per spec: decisions timed, milliseconds a decision (median, 90th and 99th percentile,
 max), and its win rate over the battles (too few to rank players: use head2head for that).
+With --parts, for a native search, where the time goes: the worlds drawn in JS (one call a
+decision) and one world's search (the worlds are searched side by side in threads).
 A benchmark, not a test: the figures depend on the machine and its load; run it on an idle
 machine."""
 import argparse
 import time
+from collections import defaultdict
 
 import numpy as np
 
 from metapvp.arena import play
+from metapvp.engine.v8 import V8Object
 from metapvp.players import make_player
 from metapvp.players.base import Player
+from metapvp.players.native import NativeSearch
 from metapvp.players.spec import spec_list
 
 
@@ -35,6 +40,25 @@ class Timed(Player):
         return out
 
 
+def time_parts() -> dict[str, list[float]]:
+    """Wraps the native search's parts so that each call's milliseconds are kept, by part."""
+    spent = defaultdict(list)
+
+    def wrap(cls, name: str, part: str):
+        inner = getattr(cls, name)
+
+        def timed(*args, **kwargs):
+            start = time.perf_counter()
+            out = inner(*args, **kwargs)
+            spent[part].append(1000 * (time.perf_counter() - start))
+            return out
+        setattr(cls, name, timed)
+
+    wrap(V8Object, "engine_worlds", "worlds drawn")
+    wrap(NativeSearch, "_search", "one world's search")
+    return spent
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--format", default="gen9randombattle")
@@ -42,7 +66,9 @@ def main():
     ap.add_argument("--battles", type=int, default=30)
     ap.add_argument("--opponent", default="heuristic")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--parts", action="store_true", help="also time a native search's parts")
     args = ap.parse_args()
+    parts = time_parts() if args.parts else {}
     print(f"{args.format}, against {args.opponent}, {args.battles} battles each, one at a time")
     print(f"{'player':<30} {'decisions':>9} {'ms median':>9} {'p90':>6} {'p99':>6} {'max':>6} {'win':>6}")
     for spec in spec_list(args.specs):
@@ -55,6 +81,11 @@ def main():
         print(f"{spec:<30} {len(ms):>9} {np.median(ms):>9.1f} {np.percentile(ms, 90):>6.1f} "
               f"{np.percentile(ms, 99):>6.1f} {ms.max():>6.1f} {win:>6.3f}"
               + (f"  ({len(results) - len(done)} errors)" if len(done) < len(results) else ""), flush=True)
+        for part, times in parts.items():
+            t = np.asarray(times)
+            print(f"  {part:<28} {len(t):>9} {np.median(t):>9.1f} {np.percentile(t, 90):>6.1f} "
+                  f"{np.percentile(t, 99):>6.1f} {t.max():>6.1f}", flush=True)
+            times.clear()
 
 
 if __name__ == "__main__":
