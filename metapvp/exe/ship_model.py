@@ -136,12 +136,11 @@ def strength_intro(fmt: str) -> list[str]:
             "move), and `agent@1` samples from its policy as in training:"]
 
 
-def made_rows(meta: dict, cfg: dict, hours: float) -> list[str]:
-    """How a model trained by PPO in one run was made, as rows of the card's table."""
-    pre = cfg["pretrain"]
+def made_rows(meta: dict, cfg: dict, hours: float, step: dict) -> list[str]:
+    """How a model trained by PPO in one run (its lineage's `step`) was made, as rows of the card's table."""
+    warm = [f"| warm start | {lineage.warm_start(step['warm_start'])} |"] if "warm_start" in step else []
     return [f"| trained | {meta['date'][:10]}, {meta['updates']} PPO updates on {meta['steps']:,} learner decisions |",
-            f"| warm start | imitation of `{pre['teacher']}` on {pre['decisions']:,} of its decisions "
-            f"(against {', '.join(pre['opponents'])}), {pre['epochs']} epochs |",
+            *warm,
             f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
             f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |"]
 
@@ -170,7 +169,7 @@ def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], comma
         f"| format | {fmt} |",
         f"| contract | {meta['contract']['name']} (hash `{meta['contract']['hash'][:16]}`) |",
         f"| network | preset `{meta['preset']}` |",
-        *(made_rows(meta, cfg, hours) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
+        *(made_rows(meta, cfg, hours, steps[0]) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
           [f"| made | in {len(steps)} steps, oldest first (below, How it was made) |"]),
         f"| experiment | [`{expt}`](../../{expt}) |",
         f"| made by | `{command}` |",

@@ -570,6 +570,37 @@ class LineageTest(unittest.TestCase):
                 lineage.of_model(fresh)
 
 
+    def test_a_run_that_learned_earlier_demonstrations_alone_has_its_lineage(self):
+        from metapvp.exe import ship_model
+        ppo = ROOT / "static" / "models" / "rounds" / "gen9randombattle-ppo.zip"
+        with tempfile.TemporaryDirectory() as tmp:
+            run, before = Path(tmp) / "run", Path(tmp) / "before"
+            before.mkdir()
+            np.savez(before / "chunk-00000.npz", actions=np.zeros(5, dtype=np.int64))
+            (run / "checkpoints").mkdir(parents=True)     # no demonstrations/ of its own: none collected
+            (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
+            pre = {"decisions": 0, "teacher": "native:agent", "opponents": ["random"], "epochs": 3,
+                   "also": [str(before)]}
+            (run / "config.yml").write_text(json.dumps({"init": "agent", "workers": 2, "pretrain": pre}))
+            model = Path(tmp) / "round.zip"
+            save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
+                       format="gen9randombattle", steps=0, updates=0)
+            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only", "--init", str(ppo)]
+            self.assertEqual(ship_model.main(args), 0)
+            imitated = read_metadata(model)["lineage"][1]
+            self.assertEqual({k: imitated[k] for k in ("kind", "decisions", "earlier", "teacher", "opponents")},
+                             {"kind": "imitation", "decisions": 0, "earlier": 5, "teacher": None, "opponents": []})
+            self.assertIn("imitation of 5 earlier rounds' demonstrations alone (no teacher's battle played), 3 epochs",
+                          lineage.described(imitated, ROOT))
+            # PPO begun from such an imitation says so, naming the demonstrations it learned
+            meta = {**read_metadata(model), "updates": 4, "steps": 800}
+            made = lineage.step(run, json.loads((run / "config.yml").read_text()), meta, {"seconds": 60}, "x")
+            self.assertIn(f"from an imitation of earlier rounds' demonstrations alone ({before}), 3 epochs",
+                          lineage.described(made, ROOT))
+            with self.assertRaisesRegex(lineage.LineageError, "no imitation.*pretrain.also"):
+                lineage.step(run, {"workers": 2, "pretrain": {**pre, "also": []}}, read_metadata(model), {}, "x")
+
+
 class TeacherFormatTest(unittest.TestCase):
     def test_agent_in_a_teachers_spec_is_the_model_of_the_format_trained_on(self):
         cfg = load_expt(ROOT / "expts" / "gen9randomdoublesbattle-expert.yml")

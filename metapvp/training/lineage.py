@@ -38,24 +38,31 @@ def step(run: Path, cfg: dict, meta: dict, state: dict, expt: str, agent: Path |
 
     imitated = {"teacher": then(pre.get("teacher")), "opponents": [then(o) for o in pre.get("opponents") or []],
                 "epochs": pre.get("epochs")}
+    if not pre.get("decisions"):     # earlier rounds' demonstrations alone: no teacher played
+        imitated.update(teacher=None, opponents=[])
     if meta["updates"] == 0:
-        if not pre.get("decisions"):
-            raise LineageError(f"{run}: the model had no PPO update and the run no imitation (pretrain.decisions): "
-                               "nothing says how it was made")
-        demos = run / "demonstrations"
-        if not imitation.chunk_files(demos):
-            raise LineageError(f"{run}: no demonstrations (chunk-NNNNN.npz) in {demos}")
+        if not (pre.get("decisions") or pre.get("also")):
+            raise LineageError(f"{run}: the model had no PPO update and the run no imitation (pretrain.decisions "
+                               "or pretrain.also): nothing says how it was made")
+        own = 0
+        if pre.get("decisions"):
+            demos = run / "demonstrations"
+            if not imitation.chunk_files(demos):
+                raise LineageError(f"{run}: no demonstrations (chunk-NNNNN.npz) in {demos}")
+            own = decisions(demos)
         also = [Path(d) for d in pre.get("also") or []]
         try:
             imitation.earlier(also)     # each folder has chunks, or is named
         except ValueError as e:
             raise LineageError(f"{run}: {e}") from None
         return {"kind": "imitation", "date": meta["date"][:10], "experiment": expt, **imitated,
-                "decisions": decisions(demos), "earlier": sum(map(decisions, also))}
+                "decisions": own, "earlier": sum(map(decisions, also))}
     made = {"kind": "ppo", "date": meta["date"][:10], "experiment": expt, "updates": meta["updates"],
             "decisions": meta["steps"], "hours": round(state["seconds"] / 3600, 2), "workers": cfg["workers"]}
     if pre.get("decisions"):
         made["warm_start"] = {**imitated, "decisions": pre["decisions"]}
+    elif pre.get("also"):
+        made["warm_start"] = {**imitated, "decisions": 0, "also": [str(d) for d in pre["also"]]}
     return made
 
 
@@ -71,19 +78,30 @@ def of_model(path: Path) -> list[dict]:
              "model": str(path)}]
 
 
+def warm_start(w: dict) -> str:
+    """The imitation a PPO run began with (a step's "warm_start"), in words."""
+    if w["decisions"]:
+        return (f"imitation of `{w['teacher']}` on {w['decisions']:,} of its decisions (against "
+                f"{', '.join(w['opponents'])}), {w['epochs']} epochs")
+    return f"imitation of earlier rounds' demonstrations alone ({', '.join(w['also'])}), {w['epochs']} epochs"
+
+
 def described(s: dict, card_folder: Path) -> str:
     """One step of a lineage, as the model card in `card_folder` tells it."""
     if s["kind"] == "imitation":
-        earlier = f" (and {s['earlier']:,} of earlier rounds')" if s.get("earlier") else ""
-        text = (f"imitation of `{s['teacher']}` on {s['decisions']:,} of its decisions{earlier}, "
-                f"against {', '.join(f'`{o}`' for o in s['opponents'])}, {s['epochs']} epochs")
+        if s["teacher"] is None:
+            text = (f"imitation of {s['earlier']:,} earlier rounds' demonstrations alone (no teacher's battle "
+                    f"played), {s['epochs']} epochs")
+        else:
+            earlier = f" (and {s['earlier']:,} of earlier rounds')" if s.get("earlier") else ""
+            text = (f"imitation of `{s['teacher']}` on {s['decisions']:,} of its decisions{earlier}, "
+                    f"against {', '.join(f'`{o}`' for o in s['opponents'])}, {s['epochs']} epochs")
     else:
         text = f"{s['updates']} PPO updates on {s['decisions']:,} learner decisions"
         if "hours" in s:
             text += f", {s['hours']:.2f} h of wall time on {s['workers']} rollout workers + the learner"
         if "warm_start" in s:
-            w = s["warm_start"]
-            text += f", from an imitation of `{w['teacher']}` on {w['decisions']:,} of its decisions"
+            text += ", from an " + warm_start(s["warm_start"])
     where = []
     if s.get("experiment"):
         where.append(f"[`{s['experiment']}`](../../{s['experiment']})")
