@@ -524,6 +524,20 @@ class LineageTest(unittest.TestCase):
     """A model's lineage (training/lineage.py): the runs that made it, kept in its metadata by
     ship_model.py, so that its card says how it was made once the runs are gone."""
 
+    def shipped_round(self, run: Path, pre: dict, init: Path) -> Path:
+        """A round's model, fresh, beside `run` (begun from `agent`, imitating by `pre`), given its
+        lineage by `ship_model.py --lineage-only` with `init` the model it began from."""
+        from metapvp.exe import ship_model
+        (run / "checkpoints").mkdir(parents=True, exist_ok=True)
+        (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
+        (run / "config.yml").write_text(json.dumps({"init": "agent", "workers": 2, "pretrain": pre}))
+        model = run.parent / "round.zip"
+        save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
+                   format="gen9randombattle", steps=0, updates=0)
+        args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only", "--init", str(init)]
+        self.assertEqual(ship_model.main(args), 0)
+        return model
+
     def test_the_shipped_models_lineage_holds_together(self):
         steps = lineage.of_model(shipped_model("gen9randombattle"))
         self.assertEqual([s["kind"] for s in steps], ["ppo", "imitation", "imitation"])
@@ -536,24 +550,16 @@ class LineageTest(unittest.TestCase):
         self.assertIn("[its card](rounds/gen9randombattle-ppo.md)", lineage.described(steps[0], SHIPPED_MODELS))
 
     def test_ship_model_writes_a_rounds_lineage_from_its_run_and_names_what_is_missing(self):
-        from metapvp.exe import ship_model
         ppo = ROOT / "static" / "models" / "rounds" / "gen9randombattle-ppo.zip"
         with tempfile.TemporaryDirectory() as tmp:
             run, before = Path(tmp) / "run", Path(tmp) / "before"
             for folder, n in ((run / "demonstrations", 7), (before, 5)):
                 folder.mkdir(parents=True)
                 np.savez(folder / "chunk-00000.npz", actions=np.zeros(n, dtype=np.int64))
-            (run / "checkpoints").mkdir()
-            (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
             # begun from `agent` when the PPO model was shipped (--init: where it lies now)
             pre = {"decisions": 7, "teacher": "native(iterations=300):agent", "opponents": ["agent@0", "random"],
                    "epochs": 2, "also": [str(before)]}
-            (run / "config.yml").write_text(json.dumps({"init": "agent", "workers": 2, "pretrain": pre}))
-            model = Path(tmp) / "round.zip"
-            save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
-                       format="gen9randombattle", steps=0, updates=0)
-            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only", "--init", str(ppo)]
-            self.assertEqual(ship_model.main(args), 0)
+            model = self.shipped_round(run, pre, ppo)
             steps = read_metadata(model)["lineage"]
             self.assertEqual(steps[0], lineage.of_model(ppo)[0])
             self.assertEqual({k: steps[1][k] for k in ("kind", "decisions", "earlier", "teacher", "opponents")},
@@ -569,24 +575,15 @@ class LineageTest(unittest.TestCase):
             with self.assertRaisesRegex(lineage.LineageError, "fresh.zip.*no lineage"):
                 lineage.of_model(fresh)
 
-
     def test_a_run_that_learned_earlier_demonstrations_alone_has_its_lineage(self):
-        from metapvp.exe import ship_model
         ppo = ROOT / "static" / "models" / "rounds" / "gen9randombattle-ppo.zip"
         with tempfile.TemporaryDirectory() as tmp:
             run, before = Path(tmp) / "run", Path(tmp) / "before"
             before.mkdir()
             np.savez(before / "chunk-00000.npz", actions=np.zeros(5, dtype=np.int64))
-            (run / "checkpoints").mkdir(parents=True)     # no demonstrations/ of its own: none collected
-            (run / "checkpoints" / "state.json").write_text(json.dumps({"seconds": 60}))
             pre = {"decisions": 0, "teacher": "native:agent", "opponents": ["random"], "epochs": 3,
                    "also": [str(before)]}
-            (run / "config.yml").write_text(json.dumps({"init": "agent", "workers": 2, "pretrain": pre}))
-            model = Path(tmp) / "round.zip"
-            save_model(model, new_model(load("singles-v2"), "small"), load("singles-v2"),
-                       format="gen9randombattle", steps=0, updates=0)
-            args = [str(run), "--model", str(model), "--expt", "expts/smoke.yml", "--lineage-only", "--init", str(ppo)]
-            self.assertEqual(ship_model.main(args), 0)
+            model = self.shipped_round(run, pre, ppo)     # no demonstrations/ of its own: none collected
             imitated = read_metadata(model)["lineage"][1]
             self.assertEqual({k: imitated[k] for k in ("kind", "decisions", "earlier", "teacher", "opponents")},
                              {"kind": "imitation", "decisions": 0, "earlier": 5, "teacher": None, "opponents": []})
