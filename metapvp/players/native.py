@@ -64,6 +64,9 @@ class NativeConfig:
     """What the engine's evaluation charges a side for having terastallized, in its points (a
     healthy Pokemon's HP is 100): the engine's own is 75 (docs/lab/native-agent.md, "The charge
     for Terastallization")."""
+    playout: int = 0
+    """Joint choices of both sides' hardest-hitting moves played past each new node before the
+    engine values it (search-rs/src/playout.rs): 0 to 4; 0, none."""
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
@@ -84,6 +87,9 @@ class NativeConfig:
         if not 0 <= self.tera <= 200 or (self.search == "poke-engine" and self.tera != ENGINE_TERA_CHARGE):
             raise ValueError(f"native search: tera is the charge for having terastallized, 0 to 200 points, "
                              f"the engine's own ({ENGINE_TERA_CHARGE:g}) with poke-engine's search (got {self.tera:g})")
+        if not 0 <= self.playout <= 4 or (self.search == "poke-engine" and self.playout):
+            raise ValueError(f"native search: playout is 0 to 4 joint choices, 0 with poke-engine's search "
+                             f"(got playout={self.playout}, search={self.search!r})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
             raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
                              f"(got prior={self.prior!r}, search={self.search!r})")
@@ -101,8 +107,9 @@ class NativeConfig:
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
-        the search's owner, the prior's uniform share and its reach, and the charge for
-        Terastallization only where they are not the defaults (sqrt(2), ours, 0, root, 75), e.g.
+        the search's owner, the prior's uniform share and its reach, the charge for
+        Terastallization and the play-out only where they are not the defaults (sqrt(2), ours, 0, root,
+        75, 0), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
@@ -110,8 +117,9 @@ class NativeConfig:
         uniform = f",uniform={self.uniform:g}" if self.uniform else ""
         prior = "" if self.prior == "root" else f",prior={self.prior}"
         tera = "" if self.tera == ENGINE_TERA_CHARGE else f",tera={self.tera:g}"
+        playout = f",playout={self.playout}" if self.playout else ""
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior}{tera})")
+                f"{ucb}{owner}{uniform}{prior}{tera}{playout})")
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -180,7 +188,7 @@ class NativeSearch:
             prior = root_prior(options, names, p, c.uniform)
             r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                    priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep",
-                                   tera=c.tera)
+                                   tera=c.tera, playout=c.playout)
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]

@@ -124,6 +124,21 @@ class NativeSearchTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "tera must be a number"):
             self.m.search(self.state, iterations=10, tera=float("nan"))
 
+    def test_a_play_out_past_the_leaves_reaches_the_search_and_is_seeded(self):
+        """playout: joint choices of hardest hits past each new node (0 by default, the same search
+        as not naming it); the leaves' values change, a seed gives the same search, and the
+        player's setting reaches the search."""
+        default = self.m.search(self.state, iterations=2000, seed=2)
+        self.assertEqual(default, self.m.search(self.state, iterations=2000, seed=2, playout=0))
+        played = self.m.search(self.state, iterations=2000, seed=2, playout=2)
+        self.assertEqual(played, self.m.search(self.state, iterations=2000, seed=2, playout=2))
+        self.assertNotEqual(played["s1"]["values"], default["s1"]["values"])
+        self.assertEqual(played["iterations"], 2000)
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        even = self.m.search(self.state, iterations=2000, seed=2, playout=2, priors=[1.0] * len(names))  # as mcts
+        self.assertEqual(make_player("mcts(iterations=2000,playout=2)").search._search(self.state, names, None, 2),
+                         list(zip(range(len(names)), even["s1"]["visits"])))
+
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
         k = s1.index("uturn") if "uturn" in s1 else s1.index("stoneedge")
@@ -268,7 +283,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 20 passed", proc.stdout)
+        self.assertIn("test result: ok. 23 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -412,6 +427,10 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual(cheap.prefix(),
                          "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,tera=25)")
         self.assertNotIn(",tera=", NativeConfig().prefix())   # the default, the engine's 75, unsaid
+        played = make_player("native(uniform=0.5,playout=1):agent").config
+        self.assertEqual(played.prefix(),
+                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,playout=1)")
+        self.assertNotIn("playout", NativeConfig().prefix())   # the default, 0, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
@@ -421,7 +440,9 @@ class NativePlayerTest(unittest.TestCase):
                           ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search"),
                           ("native(uniform=1.5):agent", "uniform is a share, 0 to 1"),
                           ("native(tera=-5):agent", "tera is the charge for having terastallized, 0 to 200"),
-                          ("mcts(search=poke-engine,tera=0)", "the engine's own .75. with poke-engine's search")]:
+                          ("mcts(search=poke-engine,tera=0)", "the engine's own .75. with poke-engine's search"),
+                          ("native(playout=9):agent", "playout is 0 to 4"),
+                          ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

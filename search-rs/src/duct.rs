@@ -14,6 +14,7 @@
 
 use crate::corrections;
 use crate::features::LeafModel;
+use crate::playout;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
@@ -30,7 +31,8 @@ use std::time::Instant;
 /// evaluation); `deep_prior`: side one's root prior also guides it (by PUCT) at every node below
 /// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1;
 /// `tera_charge`: what the engine's evaluation charges a side for having terastallized, in its
-/// points (the engine's own: ENGINE_TERA_CHARGE).
+/// points (the engine's own: ENGINE_TERA_CHARGE); `playout`: joint choices of both sides'
+/// hardest hits played past each new node before it is valued (playout.rs; 0: none).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
@@ -41,6 +43,7 @@ pub struct Settings {
     pub leaf: Option<LeafModel>,
     pub deep_prior: bool,
     pub tera_charge: f32,
+    pub playout: u32,
 }
 
 /// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
@@ -127,7 +130,8 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     let mut nodes = vec![root];
     let root_eval = evaluation(state, settings.tera_charge);
     let leaf = Leaf { root_eval, model: settings.leaf.as_ref(), tera_charge: settings.tera_charge };
-    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref() };
+    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref(),
+                        playout: settings.playout };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -218,20 +222,21 @@ fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
     best
 }
 
-/// One outcome of a joint choice, drawn in proportion to the outcomes' percentages.
-fn draw(outcomes: &[Outcome], rng: &mut StdRng) -> usize {
-    let total: f32 = outcomes.iter().map(|o| o.instructions.percentage.max(0.0)).sum();
+/// One of `items` drawn in proportion to its `percentage` (an outcome of a joint choice: the
+/// engine's chance of that branch); the first where none has any.
+pub(crate) fn draw_by<T>(items: &[T], percentage: impl Fn(&T) -> f32, rng: &mut StdRng) -> usize {
+    let total: f32 = items.iter().map(|o| percentage(o).max(0.0)).sum();
     if total <= 0.0 {
         return 0;
     }
     let mut threshold = rng.random_range(0.0..total);
-    for (i, o) in outcomes.iter().enumerate() {
-        threshold -= o.instructions.percentage.max(0.0);
+    for (i, o) in items.iter().enumerate() {
+        threshold -= percentage(o).max(0.0);
         if threshold <= 0.0 {
             return i;
         }
     }
-    outcomes.len() - 1
+    items.len() - 1
 }
 
 /// How a visit goes: new nodes valued by `leaf`; side one by PUCT over its prior (with
@@ -242,6 +247,7 @@ struct Rules<'a> {
     exploration: f32,
     ucb: f32,
     deep: Option<&'a (Vec<MoveChoice>, Vec<f32>)>,
+    playout: u32,
 }
 
 /// How new nodes are valued: the learned model where there is one, else the engine's
@@ -309,7 +315,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
                 .collect();
             nodes[at].children.insert(key, outcomes);
         }
-        let o = draw(&nodes[at].children[&key], rng);
+        let o = draw_by(&nodes[at].children[&key], |o| o.instructions.percentage, rng);
         let next = nodes[at].children[&key][o].node;
         state.apply_instructions(&nodes[at].children[&key][o].instructions.instruction_list);
         path.push((at, i, j, o));
@@ -318,7 +324,11 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
             break;
         }
     }
-    let v = value(state, rules.leaf);
+    let v = if rules.playout > 0 {
+        playout::played_out(state, rules.playout, rng, |s| value(s, rules.leaf))
+    } else {
+        value(state, rules.leaf)
+    };
     nodes[at].visits += 1;
     nodes[at].total += v;
     for &(n, i, j, o) in path.iter().rev() {
@@ -341,7 +351,7 @@ mod tests {
 
     fn settings(iterations: u32, seed: u64) -> Settings {
         Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false,
-                   tera_charge: ENGINE_TERA_CHARGE }
+                   tera_charge: ENGINE_TERA_CHARGE, playout: 0 }
     }
 
     #[test]
@@ -350,6 +360,19 @@ mod tests {
         let before = state.serialize();
         search(&mut state, &settings(3000, 7), None).unwrap();
         assert_eq!(state.serialize(), before);
+    }
+
+    #[test]
+    fn a_play_out_past_the_leaves_changes_their_values_and_leaves_the_state() {
+        let mut state = example_state();
+        let before = state.serialize();
+        let played = Settings { playout: 2, ..settings(2000, 5) };
+        let a = search(&mut state, &played, None).unwrap();
+        assert_eq!(state.serialize(), before);
+        let b = search(&mut state, &played, None).unwrap();
+        assert_eq!(a.sides[0].visits, b.sides[0].visits, "a seeded play-out is the same every time");
+        let still = search(&mut state, &settings(2000, 5), None).unwrap();
+        assert_ne!(a.sides[0].values, still.sides[0].values);
     }
 
     #[test]

@@ -10,7 +10,7 @@ use poke_engine::engine::damage_calc::type_effectiveness_modifier;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::items::Items;
 use poke_engine::engine::state::PokemonVolatileStatus;
-use poke_engine::state::{Pokemon, PokemonStatus, Side, State};
+use poke_engine::state::{Move, Pokemon, PokemonStatus, Side, State};
 
 /// The features' names, in order: each side's measure (`side_measures`) as a lead, then the
 /// engine's evaluation.
@@ -153,30 +153,32 @@ fn speed(p: &Pokemon, side: &Side) -> f32 {
     s
 }
 
-/// A rough estimate of the most damage `p`'s moves deal `target` (the damage formula's core with
-/// stages, STAB, type and burn; no items, abilities, weather or rolls): a feature, not a calc.
+/// A rough estimate of the most damage `p`'s moves deal `target` (hit() of each usable move): a
+/// feature, not a calc.
 fn best_hit(p: &Pokemon, side: &Side, target: &Pokemon, target_side: &Side) -> f32 {
-    let mut best = 0.0f32;
-    for mv in p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0) {
-        let c = &mv.choice;
-        let (attack, defense) = match c.category {
-            MoveCategory::Physical => {
-                let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
-                (p.attack as f32 * stage_multiplier(side.attack_boost) * burn,
-                 target.defense as f32 * stage_multiplier(target_side.defense_boost))
-            }
-            MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(side.special_attack_boost),
-                                      target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
-            _ => continue,
-        };
-        if c.base_power <= 0.0 {
-            continue;
+    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, side, m, target, target_side)).fold(0.0, f32::max)
+}
+
+/// A rough estimate of the damage `mv` of `p` deals `target` (the damage formula's core with
+/// stages, STAB, type and burn; no items, abilities, weather or rolls); 0 for a status move.
+pub fn hit(p: &Pokemon, side: &Side, mv: &Move, target: &Pokemon, target_side: &Side) -> f32 {
+    let c = &mv.choice;
+    let (attack, defense) = match c.category {
+        MoveCategory::Physical => {
+            let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
+            (p.attack as f32 * stage_multiplier(side.attack_boost) * burn,
+             target.defense as f32 * stage_multiplier(target_side.defense_boost))
         }
-        let stab = if p.has_type(&c.move_type) { 1.5 } else { 1.0 };
-        let base = (2.0 * p.level as f32 / 5.0 + 2.0) * c.base_power * attack / defense.max(1.0) / 50.0 + 2.0;
-        best = best.max(base * stab * type_effectiveness_modifier(&c.move_type, target));
+        MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(side.special_attack_boost),
+                                  target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
+        _ => return 0.0,
+    };
+    if c.base_power <= 0.0 {
+        return 0.0;
     }
-    best
+    let stab = if p.has_type(&c.move_type) { 1.5 } else { 1.0 };
+    let base = (2.0 * p.level as f32 / 5.0 + 2.0) * c.base_power * attack / defense.max(1.0) / 50.0 + 2.0;
+    base * stab * type_effectiveness_modifier(&c.move_type, target)
 }
 
 #[cfg(test)]

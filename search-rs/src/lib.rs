@@ -8,6 +8,7 @@ pub mod duct;
 pub mod example;
 pub mod features;
 pub mod outcomes;
+pub mod playout;
 
 #[cfg(feature = "python")]
 mod python {
@@ -67,20 +68,21 @@ mod python {
     }
 
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-    /// ucb=sqrt(2), deep_prior=False) -> {s1,
+    /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0) -> {s1,
     /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
     /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
     /// evaluation); `ucb`: UCB1's exploration constant, wherever no prior guides; `deep_prior`:
     /// the prior also guides side one below the root, wherever its options are the root's;
-    /// `tera`: the engine's evaluation's charge for having terastallized (its own: 75).
+    /// `tera`: the engine's evaluation's charge for having terastallized (its own: 75); `playout`:
+    /// joint choices of both sides' hardest hits played past each new node before it is valued.
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-                        ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE))]
+                        ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE, playout=0))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
-                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32)
+                   priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32, playout: u32)
                    -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
@@ -93,7 +95,7 @@ mod python {
         }
         let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera };
+        let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera, playout };
         // a panic of the engine deep in the tree is this decision's error, named with the state
         let r = py
             .allow_threads(|| unpanicked(|| run_search(&mut s, &settings, priors.as_deref())))
