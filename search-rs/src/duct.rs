@@ -140,7 +140,7 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
             if iterations >= settings.iterations {
                 break;
             }
-        } else if iterations % 16 == 0 && started.elapsed().as_millis() as u64 >= settings.ms {
+        } else if iterations.is_multiple_of(16) && started.elapsed().as_millis() as u64 >= settings.ms {
             break;
         }
         visit(&mut nodes, state, &rules, &mut rng);
@@ -149,7 +149,7 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     let root = &nodes[0];
     let arms = root.arms.as_ref().unwrap();
     let side = |k: usize| SideResult {
-        options: arms[k].iter().map(|a| a.choice.clone()).collect(),
+        options: arms[k].iter().map(|a| a.choice).collect(),
         visits: arms[k].iter().map(|a| a.visits).collect(),
         values: arms[k].iter().map(|a| if a.visits > 0 { a.total / a.visits as f32 } else { f32::NAN }).collect(),
     };
@@ -299,7 +299,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
         if !expanded {
             let (m1, m2) = {
                 let a = nodes[at].arms.as_ref().unwrap();
-                (a[0][i].choice.clone(), a[1][j].choice.clone())
+                (a[0][i].choice, a[1][j].choice)
             };
             if m1 == MoveChoice::None && m2 == MoveChoice::None {
                 break;

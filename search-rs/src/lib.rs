@@ -87,6 +87,7 @@ mod python {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
         }
+        #[allow(clippy::neg_cmp_op_on_partial_ord)] // negated, so that NaN is refused too
         if !(exploration > 0.0) || !(ucb > 0.0) {
             return Err(PyValueError::new_err(format!("exploration and ucb must be above 0, not {exploration} and {ucb}")));
         }
