@@ -3,6 +3,7 @@ observations come back as the player saw them in the battle itself, and a record
 fit its battle is named with why."""
 import gzip
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -15,6 +16,7 @@ from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.arena.match import first_seat
 from metapvp.arena.replay import recorded_choices, replay
+from metapvp.engine.native import available
 from metapvp.players.scripted import RandomPlayer
 
 
@@ -102,6 +104,40 @@ class ReplayTest(unittest.TestCase):
 
 class SinglesReplayTest(ReplayTest):
     fmt = "gen9randombattle"
+
+    @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+    def test_the_decision_study_searches_a_saved_decision_again(self):
+        """studies/decision.py replays a saved battle to one side's decision and searches it again:
+        the choice the battle made there is named, and each drawn world's visits add up to the
+        budget; a turn the battle never reached is refused by name."""
+        with tempfile.TemporaryDirectory() as tmp:
+            logs = Path(tmp) / "logs"
+            logs.mkdir()
+            for i, saved in self.saved.items():
+                with gzip.open(logs / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
+                    json.dump(saved, f)
+            study = [sys.executable, "studies/decision.py", tmp, "--battle", "1", "--player",
+                     "native(iterations=300):agent"]
+            proc = subprocess.run(study + ["--turn", "2"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            lines = proc.stdout.splitlines()
+            side = first_seat(1)
+            head = re.fullmatch(rf"battle 1, {side}, turn (\d+); played: (.+)", lines[0])
+            self.assertIsNotNone(head, lines[0])
+            self.assertGreaterEqual(int(head[1]), 2)
+            self.assertIn(head[2], recorded_choices(self.saved[1])[side])
+            worlds = [k for k, line in enumerate(lines) if line.startswith("world ")]
+            self.assertEqual(len(worlds), 2)   # agent's two worlds
+            for k in worlds:
+                rows = []
+                for line in lines[k + 2:]:
+                    if not line.startswith("  ") or line.startswith("  the foe"):
+                        break
+                    rows.append(line.split())
+                self.assertEqual(sum(int(r[3]) for r in rows), 300, rows)
+            late = subprocess.run(study + ["--turn", "999"], capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertNotEqual(late.returncode, 0)
+            self.assertIn(f"the battle ended before {side}'s decision at turn 999", late.stderr)
 
     def test_the_value_study_scores_every_position_of_the_runs(self):
         """studies/value_study.py over a run's saved battles: every position of every battle won
