@@ -94,9 +94,7 @@ def main(argv=None) -> int:
         for w, (state, names) in enumerate(zip(found["states"], found["options"])):
             options, _ = search.module.options(state)
             prior = root_prior(options, names, probs, c.uniform)
-            r = search.module.search(state, iterations=c.iterations or 0, ms=c.ms, seed=args.seed + w,
-                                     exploration=c.exploration, priors=prior, leaf=search.leaf, ucb=c.ucb,
-                                     deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout)
+            r = search.world_search(state, options, names, probs, args.seed + w)
             print(f"world {w}: the foe's active {foes_active(state)}")
             print(f"  {'option':24} {'policy':>7} {'prior':>7} {'visits':>7} {'value':>6}")
             for o, pr, n, v in zip(options, prior, r["s1"]["visits"], r["s1"]["values"]):

@@ -67,6 +67,10 @@ class NativeConfig:
     playout: int = 0
     """Joint choices of both sides' hardest-hitting moves played past each new node before the
     engine values it (search-rs/src/playout.rs): 0 to 4; 0, none."""
+    stages: str = "engine"
+    """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
+    HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
+    stage_discount)."""
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
@@ -90,6 +94,9 @@ class NativeConfig:
         if not 0 <= self.playout <= 4 or (self.search == "poke-engine" and self.playout):
             raise ValueError(f"native search: playout is 0 to 4 joint choices, 0 with poke-engine's search "
                              f"(got playout={self.playout}, search={self.search!r})")
+        if self.stages not in ("engine", "hp") or (self.search == "poke-engine" and self.stages != "engine"):
+            raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
+                             f"(got stages={self.stages!r}, search={self.search!r})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
             raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
                              f"(got prior={self.prior!r}, search={self.search!r})")
@@ -108,8 +115,8 @@ class NativeConfig:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
         the search's owner, the prior's uniform share and its reach, the charge for
-        Terastallization and the play-out only where they are not the defaults (sqrt(2), ours, 0, root,
-        75, 0), e.g.
+        Terastallization, the play-out and the stages' worth only where they are not the defaults
+        (sqrt(2), ours, 0, root, 75, 0, engine), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
@@ -118,8 +125,9 @@ class NativeConfig:
         prior = "" if self.prior == "root" else f",prior={self.prior}"
         tera = "" if self.tera == ENGINE_TERA_CHARGE else f",tera={self.tera:g}"
         playout = f",playout={self.playout}" if self.playout else ""
+        stages = "" if self.stages == "engine" else f",stages={self.stages}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior}{tera}{playout})")
+                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages})")
 
     def leaf_weights(self) -> list[float] | None:
         """The learned leaf value's weights, None for the engine's evaluation."""
@@ -185,13 +193,20 @@ class NativeSearch:
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
             iterations, visits = r["iterations"], r["s1_visits"]
         else:
-            prior = root_prior(options, names, p, c.uniform)
-            r = self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                   priors=prior, leaf=self.leaf, ucb=c.ucb, deep_prior=c.prior == "deep",
-                                   tera=c.tera, playout=c.playout)
+            r = self.world_search(state, options, names, p, seed)
             iterations, visits = r["iterations"], r["s1"]["visits"]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]
+
+    def world_search(self, state: str, options: list[str], names: dict, p: np.ndarray | None, seed: int) -> dict:
+        """Our search of one world as the module returns it (per side its options, visits and
+        values; the iterations): `options` side one's, `names` those we can name, `p` the policy's
+        probabilities (None: uniform)."""
+        c = self.config
+        return self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
+                                  priors=root_prior(options, names, p, c.uniform), leaf=self.leaf, ucb=c.ucb,
+                                  deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
+                                  stages_by_hp=c.stages == "hp")
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

@@ -139,6 +139,19 @@ class NativeSearchTest(unittest.TestCase):
         self.assertEqual(make_player("mcts(iterations=2000,playout=2)").search._search(self.state, names, None, 2),
                          list(zip(range(len(names)), even["s1"]["visits"])))
 
+    def test_stages_weighed_by_hp_change_the_search_and_reach_it_from_the_player(self):
+        """stages_by_hp: the actives' stat stages worth in proportion to their HP left (off by
+        default, the same search as not naming it); where a side has stages and has lost HP the
+        values change, and the player's setting reaches the search."""
+        default = self.m.search(self.state, iterations=2000, seed=2)
+        self.assertEqual(default, self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=False))
+        weighed = self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=True)
+        self.assertNotEqual(weighed["s1"]["values"], default["s1"]["values"])   # setting up is in the tree
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        even = self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=True, priors=[1.0] * len(names))
+        self.assertEqual(make_player("mcts(iterations=2000,stages=hp)").search._search(self.state, names, None, 2),
+                         list(zip(range(len(names)), even["s1"]["visits"])))
+
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
         k = s1.index("uturn") if "uturn" in s1 else s1.index("stoneedge")
@@ -283,7 +296,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 23 passed", proc.stdout)
+        self.assertIn("test result: ok. 24 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -431,6 +444,9 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual(played.prefix(),
                          "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,playout=1)")
         self.assertNotIn("playout", NativeConfig().prefix())   # the default, 0, unsaid
+        weighed = make_player("native(stages=hp):agent").config
+        self.assertEqual(weighed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,stages=hp)")
+        self.assertNotIn("stages", NativeConfig().prefix())   # the default, the engine's, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
@@ -442,7 +458,9 @@ class NativePlayerTest(unittest.TestCase):
                           ("native(tera=-5):agent", "tera is the charge for having terastallized, 0 to 200"),
                           ("mcts(search=poke-engine,tera=0)", "the engine's own .75. with poke-engine's search"),
                           ("native(playout=9):agent", "playout is 0 to 4"),
-                          ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search")]:
+                          ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search"),
+                          ("native(stages=half):agent", "stages is engine or hp"),
+                          ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

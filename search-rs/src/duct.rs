@@ -32,7 +32,9 @@ use std::time::Instant;
 /// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1;
 /// `tera_charge`: what the engine's evaluation charges a side for having terastallized, in its
 /// points (the engine's own: ENGINE_TERA_CHARGE); `playout`: joint choices of both sides'
-/// hardest hits played past each new node before it is valued (playout.rs; 0: none).
+/// hardest hits played past each new node before it is valued (playout.rs; 0: none);
+/// `stages_by_hp`: each active's stat stages worth to the evaluation in proportion to its HP
+/// left (stage_discount()), rather than the engine's whole worth at any HP.
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
@@ -44,6 +46,7 @@ pub struct Settings {
     pub deep_prior: bool,
     pub tera_charge: f32,
     pub playout: u32,
+    pub stages_by_hp: bool,
 }
 
 /// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
@@ -55,6 +58,28 @@ pub const ENGINE_TERA_CHARGE: f32 = 75.0;
 pub fn evaluation(state: &State, tera_charge: f32) -> f32 {
     let used = |side: &poke_engine::state::Side| side.pokemon.pkmn.iter().any(|p| p.terastallized) as i32 as f32;
     evaluate(state) + (ENGINE_TERA_CHARGE - tera_charge) * (used(&state.side_one) - used(&state.side_two))
+}
+
+/// The part of the engine's worth of the actives' stat stages that their HP lost takes away,
+/// side one's less side two's: the engine gives a stage the same points at any HP (30 a stage of
+/// attack, special attack and speed, 15 of either defence; its table below for stages past the
+/// first), and a stage is worth what the Pokemon lives to use it for. Less than this from
+/// evaluation() weighs each active's stages by its share of HP left.
+pub fn stage_discount(state: &State) -> f32 {
+    fn multiplier(stage: i8) -> f32 {
+        let m = [0.0, 1.0, 2.0, 2.5, 3.0, 3.15, 3.3][stage.unsigned_abs().min(6) as usize];
+        if stage < 0 { -m } else { m }
+    }
+    let side = |s: &poke_engine::state::Side| {
+        let active = s.get_active_immutable();
+        if active.hp <= 0 {
+            return 0.0;
+        }
+        let worth = 30.0 * (multiplier(s.attack_boost) + multiplier(s.special_attack_boost) + multiplier(s.speed_boost))
+            + 15.0 * (multiplier(s.defense_boost) + multiplier(s.special_defense_boost));
+        worth * (1.0 - active.hp as f32 / active.maxhp.max(1) as f32)
+    };
+    side(&state.side_one) - side(&state.side_two)
 }
 
 /// Per side, at the root: each option, its visits and its mean value for that side.
@@ -128,8 +153,10 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
     root.guided = root_priors.is_some();
     let mut nodes = vec![root];
-    let root_eval = evaluation(state, settings.tera_charge);
-    let leaf = Leaf { root_eval, model: settings.leaf.as_ref(), tera_charge: settings.tera_charge };
+    let leaf = Leaf { root_eval: 0.0, model: settings.leaf.as_ref(), tera_charge: settings.tera_charge,
+                      stages_by_hp: settings.stages_by_hp };
+    let root_eval = leaf.evaluation(state);
+    let leaf = Leaf { root_eval, ..leaf };
     let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref(),
                         playout: settings.playout };
     let mut rng = StdRng::seed_from_u64(settings.seed);
@@ -256,6 +283,15 @@ struct Leaf<'a> {
     root_eval: f32,
     model: Option<&'a LeafModel>,
     tera_charge: f32,
+    stages_by_hp: bool,
+}
+
+impl Leaf<'_> {
+    /// The engine's evaluation of `state` as the settings have it (the charge for Tera, the
+    /// stages weighed by HP).
+    fn evaluation(&self, state: &State) -> f32 {
+        evaluation(state, self.tera_charge) - if self.stages_by_hp { stage_discount(state) } else { 0.0 }
+    }
 }
 
 /// The value of the position `state` is in, for side one: an ended battle's result, else the
@@ -269,7 +305,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
     } else if let Some(model) = leaf.model {
         model.value(state)
     } else {
-        1.0 / (1.0 + (-EVAL_SCALE * (evaluation(state, leaf.tera_charge) - leaf.root_eval)).exp())
+        1.0 / (1.0 + (-EVAL_SCALE * (leaf.evaluation(state) - leaf.root_eval)).exp())
     }
 }
 
@@ -351,7 +387,7 @@ mod tests {
 
     fn settings(iterations: u32, seed: u64) -> Settings {
         Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false,
-                   tera_charge: ENGINE_TERA_CHARGE, playout: 0 }
+                   tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false }
     }
 
     #[test]
@@ -445,6 +481,26 @@ mod tests {
         let deep = guided_below(true);
         assert!(!deep.is_empty(), "nodes below the root with the root's options are guided");
         assert!(deep.iter().all(|&favourite_most| favourite_most), "{deep:?}");
+    }
+
+    #[test]
+    fn stages_weighed_by_hp_take_the_lost_share_of_the_engines_worth() {
+        let mut state = example_state();
+        state.side_one.attack_boost = 2;
+        state.side_two.speed_boost = -1;
+        assert_eq!(stage_discount(&state), 0.0, "at full HP the engine's worth stands");
+        let active = state.side_one.get_active();
+        active.hp = active.maxhp / 4;
+        let lost = 1.0 - (active.maxhp / 4) as f32 / active.maxhp as f32;
+        assert!((stage_discount(&state) - 60.0 * lost).abs() < 1e-3, "+2 attack is 60 of the engine's points");
+        let foe = state.side_two.get_active();
+        foe.hp = foe.maxhp / 2;
+        let foe_lost = 1.0 - (foe.maxhp / 2) as f32 / foe.maxhp as f32;
+        assert!((stage_discount(&state) - (60.0 * lost + 30.0 * foe_lost)).abs() < 1e-3, "a drop's debt shrinks too");
+        let mut plain = example_state();
+        let before = evaluate(&plain);
+        plain.side_one.attack_boost = 2;
+        assert_eq!(evaluate(&plain) - before, 60.0, "the engine's own table, as stage_discount() has it");
     }
 
     #[test]
