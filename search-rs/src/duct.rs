@@ -501,6 +501,11 @@ mod tests {
         let before = evaluate(&plain);
         plain.side_one.attack_boost = 2;
         assert_eq!(evaluate(&plain) - before, 60.0, "the engine's own table, as stage_discount() has it");
+        // and the search's leaves take it
+        let weighed = Settings { stages_by_hp: true, ..settings(2000, 5) };
+        let (a, b) = (search(&mut state, &weighed, None).unwrap(), search(&mut state, &settings(2000, 5), None).unwrap());
+        assert_ne!(a.sides[0].values, b.sides[0].values);
+        assert_ne!(a.root_eval, b.root_eval, "the root's evaluation is weighed as the leaves' are");
     }
 
     #[test]
