@@ -158,7 +158,23 @@ class FastTierTest(unittest.TestCase):
         """metapvp/tests/fast.py: every module and class it names loads and holds tests (a test
         renamed or moved must not drop out of the tier unseen)."""
         from metapvp.tests.fast import FAST
-        loader = unittest.TestLoader()
         for name in FAST:
             with self.subTest(name=name):
+                loader = unittest.TestLoader()
                 self.assertGreater(loader.loadTestsFromName(name).countTestCases(), 0)
+                self.assertEqual(loader.errors, [])   # a name that does not load comes back as a failing test
+
+
+class MutationsListTest(unittest.TestCase):
+    def test_every_breakage_finds_its_code_once_and_names_tests_that_exist(self):
+        """scripts/mutations.yml (scripts/mutate.py): each breakage's `find` occurs exactly once in
+        its file and each test it names loads, so that a change that moves the code is caught here,
+        not at the next full mutation run."""
+        import yaml
+        for m in yaml.safe_load((ROOT / "scripts" / "mutations.yml").read_text()):
+            with self.subTest(breakage=m["name"]):
+                self.assertEqual((ROOT / m["file"]).read_text().count(m["find"]), 1, m["file"])
+                for name in m["tests"]:
+                    loader = unittest.TestLoader()
+                    self.assertGreater(loader.loadTestsFromName(name).countTestCases(), 0, name)
+                    self.assertEqual(loader.errors, [], name)   # one that does not load comes back as a failing test
