@@ -43,6 +43,13 @@ class ReplayTest(unittest.TestCase):
                                 prefix="rec"))
         cls.saved = {r.index: json.loads(r.log) for r in cls.results}
 
+    def write_logs(self, run: Path):
+        """The saved battles as head2head keeps them, in `run`/logs/."""
+        (run / "logs").mkdir()
+        for i, saved in self.saved.items():
+            with gzip.open(run / "logs" / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
+                json.dump(saved, f)
+
     def seen_by(self, index, side):
         r = next(r for r in self.results if r.index == index)
         player = self.players["a"] if side == r.a_side else self.players["b"]
@@ -111,11 +118,7 @@ class SinglesReplayTest(ReplayTest):
         the choice the battle made there is named, and each drawn world's visits add up to the
         budget; a turn the battle never reached is refused by name."""
         with tempfile.TemporaryDirectory() as tmp:
-            logs = Path(tmp) / "logs"
-            logs.mkdir()
-            for i, saved in self.saved.items():
-                with gzip.open(logs / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
-                    json.dump(saved, f)
+            self.write_logs(Path(tmp))
             study = [sys.executable, "studies/decision.py", tmp, "--battle", "1", "--player",
                      "native(iterations=300):agent"]
             proc = subprocess.run(study + ["--turn", "2"], capture_output=True, text=True, cwd=ROOT, timeout=300)
@@ -143,11 +146,7 @@ class SinglesReplayTest(ReplayTest):
         """studies/value_study.py over a run's saved battles: every position of every battle won
         by one side is scored; a folder without battle logs is refused by name."""
         with tempfile.TemporaryDirectory() as tmp:
-            logs = Path(tmp) / "logs"
-            logs.mkdir()
-            for i, saved in self.saved.items():
-                with gzip.open(logs / f"battle-{self.fmt}-{i:06d}.log.json.gz", "wt") as f:
-                    json.dump(saved, f)
+            self.write_logs(Path(tmp))
             study = [sys.executable, "studies/value_study.py"]
             proc = subprocess.run(study + [tmp, "--epochs", "1", "--holdout", "0.5"], capture_output=True, text=True,
                                   cwd=ROOT, timeout=300)

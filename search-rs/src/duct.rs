@@ -12,6 +12,7 @@
 //! ended battle by its result. The design follows js/src/search.js (the search on Showdown's
 //! simulator), which it is to replace where the agent thinks.
 
+use crate::chance::draw_by;
 use crate::corrections;
 use crate::features::LeafModel;
 use crate::playout;
@@ -20,7 +21,7 @@ use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
 use poke_engine::state::State;
 use rand::rngs::StdRng;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use std::collections::HashMap;
 use std::time::Instant;
 
@@ -247,23 +248,6 @@ fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
         }
     }
     best
-}
-
-/// One of `items` drawn in proportion to its `percentage` (an outcome of a joint choice: the
-/// engine's chance of that branch); the first where none has any.
-pub(crate) fn draw_by<T>(items: &[T], percentage: impl Fn(&T) -> f32, rng: &mut StdRng) -> usize {
-    let total: f32 = items.iter().map(|o| percentage(o).max(0.0)).sum();
-    if total <= 0.0 {
-        return 0;
-    }
-    let mut threshold = rng.random_range(0.0..total);
-    for (i, o) in items.iter().enumerate() {
-        threshold -= percentage(o).max(0.0);
-        if threshold <= 0.0 {
-            return i;
-        }
-    }
-    items.len() - 1
 }
 
 /// How a visit goes: new nodes valued by `leaf`; side one by PUCT over its prior (with

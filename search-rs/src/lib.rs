@@ -3,6 +3,7 @@
 //! poke-engine's own serialised form; a string the engine cannot read is an error that names
 //! it, never a crash of the process.
 
+pub mod chance;
 pub mod corrections;
 pub mod duct;
 pub mod example;

@@ -5,7 +5,7 @@
 //! (docs/agent.md, `play_on`); the static evaluation cannot see who strikes first.
 
 use crate::corrections;
-use crate::duct::draw_by;
+use crate::chance::draw_by;
 use crate::features::hit;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
