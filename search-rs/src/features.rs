@@ -155,7 +155,7 @@ fn speed(p: &Pokemon, side: &Side) -> f32 {
 
 /// A rough estimate of the most damage `p`'s moves deal `target` (hit() of each usable move): a
 /// feature, not a calc.
-fn best_hit(p: &Pokemon, side: &Side, target: &Pokemon, target_side: &Side) -> f32 {
+pub fn best_hit(p: &Pokemon, side: &Side, target: &Pokemon, target_side: &Side) -> f32 {
     p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, side, m, target, target_side)).fold(0.0, f32::max)
 }
 

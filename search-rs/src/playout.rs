@@ -6,7 +6,7 @@
 
 use crate::corrections;
 use crate::chance::draw_by;
-use crate::features::hit;
+use crate::features::{best_hit, hit};
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
 use poke_engine::state::State;
@@ -20,10 +20,7 @@ pub fn hardest(state: &State, k: usize, options: &[MoveChoice]) -> MoveChoice {
     let (active, target) = (me.get_active_immutable(), foe.get_active_immutable());
     let damage = |o: &MoveChoice| match o {
         MoveChoice::Move(i) => Some(hit(active, me, &active.moves[i], target, foe)),
-        MoveChoice::Switch(i) => {
-            let p = &me.pokemon[*i];
-            Some(p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, me, m, target, foe)).fold(0.0, f32::max))
-        }
+        MoveChoice::Switch(i) => Some(best_hit(&me.pokemon[*i], me, target, foe)),
         _ => None,
     };
     let moves = options.iter().any(|o| matches!(o, MoveChoice::Move(_)));
