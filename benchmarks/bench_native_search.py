@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from metapvp.engine.native import leaf_weights, native
+from metapvp.engine.native import leaf_model, native
 from metapvp.engine.v8 import checks_context
 
 
@@ -39,7 +39,7 @@ def main(argv=None):
     args = ap.parse_args(argv)
     m = native()
     states = [m.example_state()] * args.states if args.example else battle_states(args.states)
-    leaf = leaf_weights()
+    leaf, _ = leaf_model()
     runs = {   # each as the players run it: a prior at our root (uniform here, as mcts gives)
         "ours": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state))["iterations"],
         "ours, learned leaves": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state),

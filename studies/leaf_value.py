@@ -8,10 +8,21 @@ input log), replayed in the simulator: the search's own games, where the search 
 A fifth of the battles are held out: the model is judged on them beside the engine's own
 evaluation (its scale fitted the same way), by log-loss, Brier score and accuracy.
 
+With --target search, a position's label is instead what the search makes of it: its root's
+mean value after --search-iterations iterations (no prior; leaves the engine's evaluation, or
+--search-leaf's model), written in the search's log-odds (the root's own worth plus the logit of
+that value). A linear model of that is fitted by least squares and written `relative`: the
+search values a leaf by its lead over the root's, as it does the engine's evaluation, so a model
+that only copies the evaluation plays as the engine's evaluation does. Played at the leaves, it
+puts what a whole search saw of a position at each leaf (bootstrapping, as TD-Leaf); fitted
+again with --search-leaf set to it, one more round.
+
     ./rp studies/leaf_value.py [--battles 5000] [--seed 1] [--write static/models/native-value.json]
     ./rp studies/leaf_value.py --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
+    ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
+        [--search-leaf FILE.json] --write FILE.json
 
-Positions are kept in runs/leaf-value/ (by battles, seed, player, explore), so a second run
+Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore), so a second run
 fits without replaying. The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
@@ -28,13 +39,49 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from metapvp.engine.native import native  # noqa: E402
+from concurrent.futures import ThreadPoolExecutor  # noqa: E402
+
+from metapvp.engine.native import leaf_model, native  # noqa: E402
 from metapvp.engine.v8 import checks_context  # noqa: E402
 
 CHUNK = 250   # battles per call to the checks engine (progress, and memory of the JSON it returns)
+EVAL_SCALE = 0.0125   # search-rs/src/duct.rs: the log-odds of a lead of one point of the engine's evaluation
+CLIP = 0.01           # a search's value of 0 or 1 is read as this far from it (its log-odds stay finite)
 
 
-def positions(battles: int, seed: int, player: str, explore: float) -> dict[str, np.ndarray]:
+class SearchTarget:
+    """What the search makes of a state, in its log-odds: no prior, `iterations` iterations,
+    leaves the engine's evaluation (`leaf` None) or a relative learned model (its path)."""
+
+    def __init__(self, iterations: int, leaf: Path | None):
+        self.iterations, self.leaf = iterations, leaf
+        self.weights = None
+        if leaf:
+            self.weights, relative = leaf_model(leaf)
+            if not relative:
+                raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
+        self.pool = ThreadPoolExecutor(2)   # the search releases the GIL
+
+    def key(self) -> str:
+        leaf = hashlib.sha256(self.leaf.read_bytes()).hexdigest()[:8] if self.leaf else "engine"
+        return f"search{self.iterations}-{leaf}"
+
+    def __call__(self, engine, states: list[str]) -> list[float]:
+        return list(self.pool.map(lambda s: self.one(engine, s[1], s[0]), enumerate(states)))
+
+    def one(self, engine, state: str, seed: int) -> float:
+        r = engine.search(state, iterations=self.iterations, seed=seed, leaf=self.weights,
+                          leaf_relative=self.weights is not None)
+        visits, values = np.array(r["s1"]["visits"], float), np.nan_to_num(r["s1"]["values"])
+        mean = float(np.clip(visits @ values / visits.sum(), CLIP, 1 - CLIP))
+        if self.weights is None:
+            root = EVAL_SCALE * r["root_eval"]
+        else:
+            root = float(np.dot(self.weights, engine.features(state)))
+        return root + float(np.log(mean / (1 - mean)))
+
+
+def positions(battles: int, seed: int, player: str, explore: float, cache: Path) -> dict[str, np.ndarray]:
     """{x: features per state, y: 1 where side one won, battle: its battle's index}, ties left
     out; read from runs/leaf-value/ where a run with these settings left them."""
     def collect(engine, checks, out):
@@ -44,13 +91,14 @@ def positions(battles: int, seed: int, player: str, explore: float) -> dict[str,
                                                   "seed": [seed, start, 7, 11], "player": player, "explore": explore})
             labelled(found, engine, start, out)
             print(f"  {start + n} battles, {len(out['y'])} positions", file=sys.stderr, flush=True)
-    return cached(f"{player}-e{explore}-s{seed}-b{battles}.npz", collect)
+    return cached(cache / f"{player}-e{explore}-s{seed}-b{battles}.npz", collect)
 
 
-def recorded_positions(runs: list[Path]) -> dict[str, np.ndarray]:
+def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | None = None) -> dict[str, np.ndarray]:
     """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
     replayed in the simulator; a battle whose replay does not end as its record did is named and
-    left out. Cached in runs/leaf-value/ by the runs' names."""
+    left out. With `target`, each position also has t, what the search makes of it. Cached in
+    runs/leaf-value/ by the runs' names (and the target's settings)."""
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
         raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
@@ -64,35 +112,37 @@ def recorded_positions(runs: list[Path]) -> dict[str, np.ndarray]:
             astray = {k for k, b in enumerate(found["battles"]) if not b["reproduced"]}
             for k in sorted(astray):
                 print(f"  {part[k]}: the replay does not end as recorded; left out", file=sys.stderr)
-            labelled(found, engine, start, out, astray)
+            labelled(found, engine, start, out, astray, target)
             print(f"  {start + len(part)} of {len(files)} battles, {len(out['y'])} positions", file=sys.stderr,
                   flush=True)
     key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
-    return cached(f"logs-{key}.npz", collect)
+    return cached(cache / f"logs-{key}{'-' + target.key() if target else ''}.npz", collect)
 
 
-def labelled(found: dict, engine, offset: int, out: dict, left_out=frozenset()):
-    """Adds to `out` ({x, y, battle} lists) each battle's states of a checks answer ({states,
-    battles: [{first, p1won}]}) as features, labelled by whether p1 won; ties and the battles
-    numbered in `left_out` skipped."""
+def labelled(found: dict, engine, offset: int, out: dict, left_out=frozenset(), target: SearchTarget | None = None):
+    """Adds to `out` ({x, y, battle} lists; and t with `target`) each battle's states of a checks
+    answer ({states, battles: [{first, p1won}]}) as features, labelled by whether p1 won (and by
+    what the search makes of it); ties and the battles numbered in `left_out` skipped."""
     ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
     for k, (battle, end) in enumerate(zip(found["battles"], ends)):
         if battle["p1won"] is None or k in left_out:
             continue
-        for state in found["states"][battle["first"]:end]:
+        states = found["states"][battle["first"]:end]
+        for state in states:
             out["x"].append(engine.features(state))
             out["y"].append(float(battle["p1won"]))
             out["battle"].append(offset + k)
+        if target:
+            out.setdefault("t", []).extend(target(engine, states))
 
 
-def cached(name: str, collect) -> dict[str, np.ndarray]:
-    """runs/leaf-value/NAME's positions, or `collect(engine, checks, out)`'s, kept there."""
-    cache = ROOT / "runs" / "leaf-value" / name
+def cached(cache: Path, collect) -> dict[str, np.ndarray]:
+    """The positions kept in the file `cache`, or `collect(engine, checks, out)`'s, kept there."""
     if cache.exists():
         return dict(np.load(cache))
     out = {"x": [], "y": [], "battle": []}
     collect(native(), checks_context(), out)
-    arrays = {"x": np.asarray(out["x"], np.float64), "y": np.asarray(out["y"]), "battle": np.asarray(out["battle"])}
+    arrays = {k: np.asarray(v, np.int64 if k == "battle" else np.float64) for k, v in out.items()}
     cache.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(cache, **arrays)
     return arrays
@@ -114,6 +164,20 @@ def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.n
     return w
 
 
+def least_squares(x: np.ndarray, t: np.ndarray, l2: float = 1e-3) -> np.ndarray:
+    """A linear model of t with no intercept (the same from either seat), an L2 penalty of `l2`
+    per sample."""
+    return np.linalg.solve(x.T @ x / len(t) + l2 * np.eye(x.shape[1]), x.T @ t / len(t))
+
+
+def judged_search(x: np.ndarray, t: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
+    """How well w's log-odds match the search's (root mean square, R^2), and how often their sign
+    names the battle's winner."""
+    guess = x @ w
+    return {"rmse": float(np.sqrt(np.mean((guess - t) ** 2))), "r2": float(1 - np.var(guess - t) / np.var(t)),
+            "accuracy": float(np.mean((guess > 0) == (y > 0.5)))}
+
+
 def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
     p = np.clip(1 / (1 + np.exp(-x @ w)), 1e-6, 1 - 1e-6)
     return {"log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
@@ -128,29 +192,54 @@ def main(argv=None):
     ap.add_argument("--explore", type=float, default=0.1, help="share of decisions played at random")
     ap.add_argument("--logs", type=Path, nargs="+", metavar="RUN",
                     help="head2head run directories whose kept logs are the battles (instead of --player's)")
+    ap.add_argument("--target", choices=("outcome", "search"), default="outcome",
+                    help="fit to how the battles ended, or to what the search makes of each position (--logs)")
+    ap.add_argument("--search-iterations", type=int, default=10_000, help="--target search: the search's budget")
+    ap.add_argument("--search-leaf", type=Path, help="--target search: the relative model the search values leaves by")
     ap.add_argument("--write", type=Path, help="write the fitted model here (static/models/native-value.json)")
+    ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "leaf-value", help="where positions are kept")
     args = ap.parse_args(argv)
+    if args.target == "search" and not args.logs:
+        ap.error("--target search reads the positions of kept battles: give --logs")
     names = native().feature_names()
-    data = recorded_positions(args.logs) if args.logs else positions(args.battles, args.seed, args.player, args.explore)
+    target = SearchTarget(args.search_iterations, args.search_leaf) if args.target == "search" else None
+    data = (recorded_positions(args.logs, args.cache, target) if args.logs
+            else positions(args.battles, args.seed, args.player, args.explore, args.cache))
     x, y, battle = data["x"], data["y"], data["battle"]
     held = battle % 5 == 0
     eval_only = [names.index("engine_eval")]
     w_eval = np.zeros(len(names))
-    w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
-    w = fit(x[~held], y[~held])
-    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum()),
-              "engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
-              "engine_eval_scale": float(w_eval[eval_only[0]])}
+    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum())}
+    if target:
+        t = data["t"]
+        w_eval[eval_only] = least_squares(x[~held][:, eval_only], t[~held])
+        w = least_squares(x[~held], t[~held])
+        engine = np.zeros(len(names))
+        engine[eval_only] = EVAL_SCALE * 100   # the search's own reading of the evaluation
+        result.update({"target": "search", "search_iterations": args.search_iterations,
+                       "search_leaf": str(args.search_leaf) if args.search_leaf else None,
+                       "engine_as_searched": judged_search(x[held], t[held], y[held], engine),
+                       "engine_eval": judged_search(x[held], t[held], y[held], w_eval),
+                       "learned": judged_search(x[held], t[held], y[held], w),
+                       "engine_eval_scale": float(w_eval[eval_only[0]])})
+        rows = {k: f"rmse {r['rmse']:.4f}  R^2 {r['r2']:.3f}  accuracy {r['accuracy']:.3f}"
+                for k, r in result.items() if isinstance(r, dict)}
+    else:
+        w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
+        w = fit(x[~held], y[~held])
+        result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
+                       "engine_eval_scale": float(w_eval[eval_only[0]])})
+        rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
+                for k, r in result.items() if isinstance(r, dict)}
     print(f"{result['positions']} positions of {result['battles']} battles; judged on {result['held_out']} "
-          f"of a fifth of the battles held out")
-    for who in ("engine_eval", "learned"):
-        r = result[who]
-        print(f"  {who:<12} log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}")
+          f"of a fifth of the battles held out" + (" against the search's values" if target else ""))
+    for who, row in rows.items():
+        print(f"  {who:<18} {row}")
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w)))
     if args.write:
-        final = fit(x, y)   # the shipped model is fitted on every battle
+        final = least_squares(x, data["t"]) if target else fit(x, y)   # the written model is fitted on every battle
         args.write.write_text(json.dumps({
-            "features": names, "weights": [round(float(v), 5) for v in final],
+            "features": names, "weights": [round(float(v), 5) for v in final], **({"relative": True} if target else {}),
             "fitted": {"date": datetime.date.today().isoformat(),
                        "command": "./rp studies/leaf_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
                        **({"logs": [str(r) for r in args.logs]} if args.logs else

@@ -37,16 +37,21 @@ LEARNED_VALUE = Path(__file__).resolve().parents[2] / "static" / "models" / "nat
 """The learned leaf value the native search ships with (studies/leaf_value.py fits it)."""
 
 
-def leaf_weights(path: Path = LEARNED_VALUE) -> list[float]:
+def leaf_model(path: Path = LEARNED_VALUE) -> tuple[list[float], bool]:
     """The weights of a learned leaf value written by studies/leaf_value.py, checked against the
-    features the built module computes; ValueError names the file and what is wrong with it."""
+    features the built module computes, and whether it is relative (fitted to the search's own
+    values: a leaf is worth its lead over the root's); ValueError names the file and what is
+    wrong with it."""
     try:
         model = json.loads(Path(path).read_text())
         names, weights = model["features"], [float(w) for w in model["weights"]]
-    except (OSError, ValueError, KeyError, TypeError) as e:
+        relative = model.get("relative", False)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"leaf value {path}: not a model written by studies/leaf_value.py ({e})") from None
     expected = native().feature_names()
     if names != expected or len(weights) != len(names):
         raise ValueError(f"leaf value {path}: fitted on features {names}, but the native search computes "
                          f"{expected}; fit it again (studies/leaf_value.py --write)")
-    return weights
+    if not isinstance(relative, bool):
+        raise ValueError(f"leaf value {path}: 'relative' is true or false, not {relative!r}")
+    return weights, relative

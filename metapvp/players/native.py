@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metapvp.engine.native import LEARNED_VALUE, leaf_weights, native
+from metapvp.engine.native import LEARNED_VALUE, leaf_model, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
 from metapvp.players.searchconfig import settings_from_dict
 
@@ -129,11 +129,12 @@ class NativeConfig:
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
                 f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages})")
 
-    def leaf_weights(self) -> list[float] | None:
-        """The learned leaf value's weights, None for the engine's evaluation."""
+    def leaf_model(self) -> tuple[list[float] | None, bool]:
+        """The learned leaf value's weights (None for the engine's evaluation) and whether it is
+        relative (metapvp.engine.native.leaf_model)."""
         if self.leaf == "engine":
-            return None
-        return leaf_weights(LEARNED_VALUE if self.leaf == "learned" else Path(self.leaf))
+            return None, False
+        return leaf_model(LEARNED_VALUE if self.leaf == "learned" else Path(self.leaf))
 
 
 class NativeSearch:
@@ -143,7 +144,7 @@ class NativeSearch:
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
         self.module = native()
-        self.leaf = config.leaf_weights()
+        self.leaf, self.leaf_relative = config.leaf_model()
         self.rng = np.random.default_rng(seed)
         self.pool = ThreadPoolExecutor(max_workers=config.worlds)
         self.searched = self.failed = 0
@@ -206,7 +207,7 @@ class NativeSearch:
         return self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                   priors=root_prior(options, names, p, c.uniform), leaf=self.leaf, ucb=c.ucb,
                                   deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
-                                  stages_by_hp=c.stages == "hp")
+                                  stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative)
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

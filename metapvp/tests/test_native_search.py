@@ -6,6 +6,7 @@ process goes on. The crate's own tests (cargo test: a search leaves the state as
 run here too."""
 import json
 import subprocess
+import sys
 import tempfile
 import unittest
 from pathlib import Path
@@ -15,7 +16,7 @@ import numpy as np
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
-from metapvp.engine.native import available, leaf_weights, native
+from metapvp.engine.native import available, leaf_model, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
 from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, root_prior
@@ -296,7 +297,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 24 passed", proc.stdout)
+        self.assertIn("test result: ok. 25 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -304,7 +305,8 @@ class NativeSearchTest(unittest.TestCase):
         valued by it spends its budget and differs from the engine's evaluation; weights of
         the wrong count, and a file that is no model, are named."""
         names = self.m.feature_names()
-        weights = list(leaf_weights())
+        weights, relative = leaf_model()
+        self.assertFalse(relative, "the shipped value is fitted to outcomes: absolute")
         self.assertEqual(len(weights), len(names))
         features = self.m.features(self.state)
         self.assertEqual(len(features), len(names))
@@ -329,6 +331,54 @@ class NativeSearchTest(unittest.TestCase):
         names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
         self.assertNotEqual(learned_player.search._search(self.state, names, None, 4),
                             make_player("mcts(iterations=1500)").search._search(self.state, names, None, 4))
+
+    def test_a_leaf_value_fitted_to_the_search_is_relative(self):
+        """studies/leaf_value.py --target search fits a model to what the search makes of kept
+        battles' positions and writes it relative; a relative model that copies the engine's
+        evaluation as the search reads it (1.25 log-odds a 100 points) searches as the engine's
+        evaluation does, and the same weights read absolutely do not; a `relative` that is not
+        true or false is named."""
+        names = self.m.feature_names()
+        copy = [0.0] * len(names)
+        copy[names.index("engine_eval")] = 1.25
+        engine = self.m.search(self.state, iterations=2000, seed=3)
+        relative = self.m.search(self.state, iterations=2000, seed=3, leaf=copy, leaf_relative=True)
+        absolute = self.m.search(self.state, iterations=2000, seed=3, leaf=copy)
+        best = lambda r: int(np.argmax(r["s1"]["visits"]))  # noqa: E731
+        self.assertEqual(best(relative), best(engine))
+        np.testing.assert_allclose(relative["s1"]["values"], engine["s1"]["values"], atol=0.02)
+        self.assertNotEqual(absolute["s1"]["visits"], engine["s1"]["visits"])
+        results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
+                            seed=9, keep_logs=True))
+        with tempfile.TemporaryDirectory() as tmp:
+            run, model = Path(tmp) / "run", Path(tmp) / "value.json"
+            (run / "logs").mkdir(parents=True)
+            for i, r in enumerate(results):
+                (run / "logs" / f"battle-gen9randombattle-{i:06d}.log.json").write_text(r.log)
+            study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+                                    "--search-iterations", "300", "--cache", tmp, "--write", str(model)],
+                                   cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(study.returncode, 0, study.stderr[-2000:])
+            self.assertIn("against the search's values", study.stdout)
+            written = json.loads(model.read_text())
+            self.assertIs(written["relative"], True)
+            self.assertEqual(written["features"], names)
+            fitted = written["weights"][names.index("engine_eval")]
+            self.assertGreater(fitted, 0.3, "the search's values follow the engine's evaluation")
+            player = make_player(f"mcts(iterations=500,leaf={model})")
+            self.assertTrue(player.search.leaf_relative)
+            self.assertEqual(player.search.leaf, written["weights"])
+            options = self.m.options(self.state)[0]
+            searched = lambda relative: self.m.search(  # noqa: E731  as the player searches: a uniform prior
+                self.state, iterations=500, seed=4, priors=[1.0] * len(options), leaf=written["weights"],
+                leaf_relative=relative)["s1"]["visits"]
+            played = [n for _, n in player.search._search(self.state, {o: k for k, o in enumerate(options)}, None, 4)]
+            self.assertEqual(played, searched(True))
+            self.assertNotEqual(played, searched(False))
+            written["relative"] = "yes"
+            model.write_text(json.dumps(written))
+            with self.assertRaisesRegex(SpecError, "value.json: 'relative' is true or false"):
+                make_player(f"mcts(leaf={model})")
 
     def test_kept_battles_replay_into_the_positions_of_the_leaf_values_fit(self):
         """head2head's kept logs, replayed in the simulator (studies/leaf_value.py --logs), give

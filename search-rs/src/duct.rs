@@ -154,10 +154,14 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
     root.guided = root_priors.is_some();
     let mut nodes = vec![root];
-    let leaf = Leaf { root_eval: 0.0, model: settings.leaf.as_ref(), tera_charge: settings.tera_charge,
-                      stages_by_hp: settings.stages_by_hp };
+    let leaf = Leaf { root_eval: 0.0, root_logit: 0.0, model: settings.leaf.as_ref(),
+                      tera_charge: settings.tera_charge, stages_by_hp: settings.stages_by_hp };
     let root_eval = leaf.evaluation(state);
-    let leaf = Leaf { root_eval, ..leaf };
+    let root_logit = match leaf.model {
+        Some(m) if m.relative => m.logit(state),
+        _ => 0.0,
+    };
+    let leaf = Leaf { root_eval, root_logit, ..leaf };
     let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref(),
                         playout: settings.playout };
     let mut rng = StdRng::seed_from_u64(settings.seed);
@@ -261,10 +265,11 @@ struct Rules<'a> {
     playout: u32,
 }
 
-/// How new nodes are valued: the learned model where there is one, else the engine's
-/// evaluation less the root's.
+/// How new nodes are valued: the learned model where there is one (a relative one by its lead
+/// over `root_logit`), else the engine's evaluation less the root's.
 struct Leaf<'a> {
     root_eval: f32,
+    root_logit: f32,
     model: Option<&'a LeafModel>,
     tera_charge: f32,
     stages_by_hp: bool,
@@ -287,7 +292,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
     } else if over < 0.0 {
         0.0
     } else if let Some(model) = leaf.model {
-        model.value(state)
+        1.0 / (1.0 + (leaf.root_logit - model.logit(state)).exp())
     } else {
         1.0 / (1.0 + (-EVAL_SCALE * (leaf.evaluation(state) - leaf.root_eval)).exp())
     }
@@ -511,7 +516,7 @@ mod tests {
         let mut weights = vec![0.0; crate::features::NAMES.len()];
         weights[1] = 8.0;
         let mut with = settings(1500, 3);
-        with.leaf = Some(LeafModel::new(weights).unwrap());
+        with.leaf = Some(LeafModel::new(weights.clone(), false).unwrap());
         let a = search(&mut example_state(), &with, None).unwrap();
         let b = search(&mut example_state(), &settings(1500, 3), None).unwrap();
         assert_ne!(a.sides[0].visits, b.sides[0].visits);
@@ -519,5 +524,29 @@ mod tests {
         let before = state.serialize();
         search(&mut state, &with, None).unwrap();
         assert_eq!(state.serialize(), before);
+    }
+
+    #[test]
+    fn a_relative_leaf_value_is_the_lead_over_the_root() {
+        // side one well behind: an absolute model values every leaf near 0, a relative one about
+        // 0.5, so that the search still tells a leaf a little better from one a little worse
+        let mut weights = vec![0.0; crate::features::NAMES.len()];
+        weights[1] = 8.0;
+        let mut state = example_state();
+        for p in state.side_one.pokemon.pkmn.iter_mut().skip(1) {
+            p.hp = 1;
+        }
+        let mut absolute = settings(1500, 3);
+        absolute.leaf = Some(LeafModel::new(weights.clone(), false).unwrap());
+        let mut relative = settings(1500, 3);
+        relative.leaf = Some(LeafModel::new(weights, true).unwrap());
+        let a = search(&mut state, &absolute, None).unwrap();
+        let r = search(&mut state, &relative, None).unwrap();
+        let mean = |s: &SearchResult| {
+            let n: u32 = s.sides[0].visits.iter().sum();
+            s.sides[0].values.iter().zip(&s.sides[0].visits).map(|(v, k)| if *k > 0 { v * *k as f32 } else { 0.0 }).sum::<f32>() / n as f32
+        };
+        assert!(mean(&a) < 0.2, "absolute: {}", mean(&a));
+        assert!((mean(&r) - 0.5).abs() < 0.2, "relative: {}", mean(&r));
     }
 }

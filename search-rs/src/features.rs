@@ -3,7 +3,9 @@
 //! measure less side two's (and the engine's own evaluation, already side one's lead), so the
 //! model is the same from either seat: swapping the sides turns p into 1 - p. The weights are
 //! fitted to the outcomes of played battles (studies/leaf_value.py) and shipped in
-//! static/models/native-value.json.
+//! static/models/native-value.json. A model may instead be `relative`: fitted to what the search
+//! itself makes of positions (studies/leaf_value.py --target search), its log-odds are a
+//! position's worth in the search's own scale, and a leaf is valued by its lead over the root's.
 
 use poke_engine::choices::MoveCategory;
 use poke_engine::engine::damage_calc::type_effectiveness_modifier;
@@ -27,10 +29,12 @@ const PER_SIDE: usize = NAMES.len() - 1;
 #[derive(Clone, Debug)]
 pub struct LeafModel {
     weights: Vec<f32>,
+    /// The search values a leaf by sigmoid(logit(leaf) - logit(root)), not sigmoid(logit(leaf)).
+    pub relative: bool,
 }
 
 impl LeafModel {
-    pub fn new(weights: Vec<f32>) -> Result<LeafModel, String> {
+    pub fn new(weights: Vec<f32>, relative: bool) -> Result<LeafModel, String> {
         if weights.len() != NAMES.len() {
             return Err(format!("{} leaf weights for the value's {} features ({})", weights.len(), NAMES.len(),
                                NAMES.join(", ")));
@@ -38,7 +42,7 @@ impl LeafModel {
         if let Some(w) = weights.iter().find(|w| !w.is_finite()) {
             return Err(format!("a leaf weight is {w}"));
         }
-        Ok(LeafModel { weights })
+        Ok(LeafModel { weights, relative })
     }
 
     /// P(side one wins) from `state`, by the model.
@@ -209,7 +213,7 @@ mod tests {
     fn a_model_values_a_lead_above_an_even_position() {
         let mut weights = vec![0.0; NAMES.len()];
         weights[1] = 4.0;
-        let model = LeafModel::new(weights).unwrap();
+        let model = LeafModel::new(weights, false).unwrap();
         let even = example_state();
         let mut ahead = even.clone();
         ahead.side_two.get_active().hp /= 4;
@@ -219,7 +223,7 @@ mod tests {
 
     #[test]
     fn weights_of_the_wrong_count_are_named() {
-        let err = LeafModel::new(vec![1.0; 3]).unwrap_err();
+        let err = LeafModel::new(vec![1.0; 3], false).unwrap_err();
         assert!(err.contains("3 leaf weights") && err.contains("alive"), "{err}");
     }
 }

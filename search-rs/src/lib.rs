@@ -69,7 +69,7 @@ mod python {
     }
 
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-    /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False) -> {s1,
+    /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False, leaf_relative=False) -> {s1,
     /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
@@ -78,15 +78,16 @@ mod python {
     /// the prior also guides side one below the root, wherever its options are the root's;
     /// `tera`: the engine's evaluation's charge for having terastallized (its own: 75); `playout`:
     /// joint choices of both sides' hardest hits played past each new node before it is valued;
-    /// `stages_by_hp`: each active's stat stages worth in proportion to its HP left.
+    /// `stages_by_hp`: each active's stat stages worth in proportion to its HP left;
+    /// `leaf_relative`: the learned value of a leaf is its log-odds' lead over the root's.
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
                         ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE, playout=0,
-                        stages_by_hp=false))]
+                        stages_by_hp=false, leaf_relative=false))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
                    priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32, playout: u32,
-                   stages_by_hp: bool)
+                   stages_by_hp: bool, leaf_relative: bool)
                    -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
@@ -98,7 +99,7 @@ mod python {
         if !tera.is_finite() {
             return Err(PyValueError::new_err(format!("tera must be a number of the evaluation's points, not {tera}")));
         }
-        let leaf = leaf.map(LeafModel::new).transpose().map_err(PyValueError::new_err)?;
+        let leaf = leaf.map(|w| LeafModel::new(w, leaf_relative)).transpose().map_err(PyValueError::new_err)?;
         let mut s = state_of(state)?;
         let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera, playout,
                                   stages_by_hp };
