@@ -34,7 +34,11 @@ def native():
 
 
 LEARNED_VALUE = Path(__file__).resolve().parents[2] / "static" / "models" / "native-value.json"
-"""The learned leaf value the native search ships with (studies/leaf_value.py fits it)."""
+"""The learned leaf value the native search ships with, fitted to battles' outcomes
+(studies/leaf_value.py fits it)."""
+SEARCH_VALUE = LEARNED_VALUE.with_name("native-value-search.json")
+"""The relative leaf value the native search ships with, fitted to the search's own values of
+positions (studies/leaf_value.py --target search)."""
 
 
 def leaf_model(path: Path = LEARNED_VALUE) -> tuple[list[float], bool]:

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metapvp.engine.native import LEARNED_VALUE, leaf_model, native
+from metapvp.engine.native import LEARNED_VALUE, SEARCH_VALUE, leaf_model, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
 from metapvp.players.searchconfig import settings_from_dict
 
@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 DEFAULT_UCB = 2 ** 0.5
 ENGINE_TERA_CHARGE = 75.0   # search-rs/src/duct.rs, ENGINE_TERA_CHARGE: poke-engine's own
+SHIPPED_LEAVES = {"learned": LEARNED_VALUE, "search": SEARCH_VALUE}   # leaf=NAME: the file it reads
 
 
 @dataclass(frozen=True)
@@ -50,8 +51,10 @@ class NativeConfig:
     prior, its evaluation, not seeded; a reference for `mcts`, which has no prior either)."""
     leaf: str = "engine"
     """How new nodes are valued: "engine" (poke-engine's evaluation, relative to the root's),
-    "learned" (the shipped learned value, static/models/native-value.json) or a path to one
-    (a .json file that studies/leaf_value.py wrote)."""
+    "learned" (the shipped learned value, fitted to battles' outcomes: static/models/native-value.json),
+    "search" (the shipped relative value, fitted to the search's own values of positions:
+    static/models/native-value-search.json) or a path to one (a .json file that
+    studies/leaf_value.py wrote)."""
     uniform: float = 0.0
     """The share of our prior at the root spread evenly over the options the player can choose,
     the rest the policy's: 0, the policy's alone; 1, uniform (as `mcts`, whose prior is uniform
@@ -84,8 +87,8 @@ class NativeConfig:
             raise ValueError(f"native search: search is ours or poke-engine, the latter with the engine's leaf "
                              f"value and UCB1's own constant (got search={self.search!r}, leaf={self.leaf!r}, "
                              f"ucb={self.ucb:g})")
-        if self.leaf not in ("engine", "learned") and not self.leaf.endswith(".json"):
-            raise ValueError(f"native search: leaf is engine, learned or a .json file (got {self.leaf!r})")
+        if self.leaf not in ("engine", *SHIPPED_LEAVES) and not self.leaf.endswith(".json"):
+            raise ValueError(f"native search: leaf is engine, learned, search or a .json file (got {self.leaf!r})")
         if not 0 <= self.uniform <= 1:
             raise ValueError(f"native search: uniform is a share, 0 to 1 (got {self.uniform:g})")
         if not 0 <= self.tera <= 200 or (self.search == "poke-engine" and self.tera != ENGINE_TERA_CHARGE):
@@ -134,7 +137,7 @@ class NativeConfig:
         relative (metapvp.engine.native.leaf_model)."""
         if self.leaf == "engine":
             return None, False
-        return leaf_model(LEARNED_VALUE if self.leaf == "learned" else Path(self.leaf))
+        return leaf_model(SHIPPED_LEAVES.get(self.leaf, Path(self.leaf)))
 
 
 class NativeSearch:

@@ -16,7 +16,7 @@ import numpy as np
 from metapvp import ROOT
 from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
-from metapvp.engine.native import available, leaf_model, native
+from metapvp.engine.native import SEARCH_VALUE, available, leaf_model, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
 from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, root_prior
@@ -324,7 +324,7 @@ class NativeSearchTest(unittest.TestCase):
             bad.write_text("{")
             with self.assertRaisesRegex(SpecError, "value.json: not a model"):
                 make_player(f"mcts(leaf={bad})")
-        with self.assertRaisesRegex(SpecError, "leaf is engine, learned or a .json file"):
+        with self.assertRaisesRegex(SpecError, "leaf is engine, learned, search or a .json file"):
             make_player("mcts(leaf=deep)")
         learned_player = make_player("mcts(iterations=1500,leaf=learned)")
         self.assertEqual(learned_player.search.leaf, weights)
@@ -336,8 +336,8 @@ class NativeSearchTest(unittest.TestCase):
         """studies/leaf_value.py --target search fits a model to what the search makes of kept
         battles' positions and writes it relative; a relative model that copies the engine's
         evaluation as the search reads it (1.25 log-odds a 100 points) searches as the engine's
-        evaluation does, and the same weights read absolutely do not; a `relative` that is not
-        true or false is named."""
+        evaluation does, and the same weights read absolutely do not; `leaf=search` plays the one
+        shipped, relative; a `relative` that is not true or false is named."""
         names = self.m.feature_names()
         copy = [0.0] * len(names)
         copy[names.index("engine_eval")] = 1.25
@@ -375,6 +375,9 @@ class NativeSearchTest(unittest.TestCase):
             played = [n for _, n in player.search._search(self.state, {o: k for k, o in enumerate(options)}, None, 4)]
             self.assertEqual(played, searched(True))
             self.assertNotEqual(played, searched(False))
+            shipped = make_player("mcts(leaf=search)").search
+            self.assertTrue(shipped.leaf_relative, "the shipped value fitted to the search is relative")
+            self.assertEqual(shipped.leaf, leaf_model(SEARCH_VALUE)[0])
             written["relative"] = "yes"
             model.write_text(json.dumps(written))
             with self.assertRaisesRegex(SpecError, "value.json: 'relative' is true or false"):
