@@ -134,7 +134,7 @@ def agent_prefix(fmt: str) -> str:
 
 def agent_as_played(spec: str, fmt: str) -> str:
     """A bare `agent` (or `agent:FORMAT`) as it plays `fmt` (or FORMAT), e.g.
-    native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5):agent or search64x2h4q16p1:agent."""
+    native(iterations=10000,worlds=2,exploration=1.5,leaf=search,uniform=0.5):agent or search64x2h4q16p1:agent."""
     return f"{agent_prefix(spec.partition(':')[2] or fmt)}:{spec}"
 
 

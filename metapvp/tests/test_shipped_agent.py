@@ -18,7 +18,7 @@ from metapvp.tests import test_serve_api  # (its class by module, so that it is 
 
 # `agent` in gen 9 singles as the model file's metadata names it: the native search (docs/agent.md),
 # and the search in the simulator where that is not built
-SHIPPED_NATIVE = NativeConfig(iterations=10_000, ms=0, worlds=2, exploration=1.5, search="ours", leaf="engine",
+SHIPPED_NATIVE = NativeConfig(iterations=10_000, ms=0, worlds=2, exploration=1.5, search="ours", leaf="search",
                               uniform=0.5)
 SHIPPED_SEARCH = SearchConfig(visits=64, ms=0, worlds=2, halve=4, weight=16.0, play_on=1, exploration=1.5, scripted=())
 
@@ -89,12 +89,12 @@ class ShippedAgentTest(unittest.TestCase):
 
     def test_what_agent_played_is_spelt_out(self):
         """Results record each player as it played (as_played): a bare `agent` as its search."""
-        # as results files have recorded it: singles since 2026-11-29 (without uniform=0.5 from
-        # 2026-11-28, search64x2h4q16p1:agent from 2026-11-25), doubles since 2026-11-26
+        # as results files have recorded it: singles since 2026-11-30 (leaf=engine from 2026-11-28,
+        # without uniform=0.5 that day; search64x2h4q16p1:agent from 2026-11-25), doubles since 2026-11-26
         singles = f"{SHIPPED_NATIVE.prefix()}:agent" if available() else "search64x2h4q16p1:agent"
         self.assertEqual(as_played("agent", "gen9randombattle"), singles)
         if available():
-            self.assertEqual(singles, "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5):agent")
+            self.assertEqual(singles, "native(iterations=10000,worlds=2,exploration=1.5,leaf=search,uniform=0.5):agent")
         self.assertEqual(as_played(" agent ", "gen9randomdoublesbattle"), "search64x2h8q16p1s:agent")
         self.assertEqual(as_played("agent:gen9randomdoublesbattle", "gen9randombattle"),
                          "search64x2h8q16p1s:agent:gen9randomdoublesbattle")
