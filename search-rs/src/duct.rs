@@ -157,10 +157,7 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     let leaf = Leaf { root_eval: 0.0, root_logit: 0.0, model: settings.leaf.as_ref(),
                       tera_charge: settings.tera_charge, stages_by_hp: settings.stages_by_hp };
     let root_eval = leaf.evaluation(state);
-    let root_logit = match leaf.model {
-        Some(m) if m.relative => m.logit(state),
-        _ => 0.0,
-    };
+    let root_logit = leaf.model.map_or(0.0, |m| m.baseline(state));
     let leaf = Leaf { root_eval, root_logit, ..leaf };
     let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref(),
                         playout: settings.playout };
@@ -292,7 +289,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
     } else if over < 0.0 {
         0.0
     } else if let Some(model) = leaf.model {
-        1.0 / (1.0 + (leaf.root_logit - model.logit(state)).exp())
+        model.value(state, leaf.root_logit)
     } else {
         1.0 / (1.0 + (-EVAL_SCALE * (leaf.evaluation(state) - leaf.root_eval)).exp())
     }

@@ -45,9 +45,16 @@ impl LeafModel {
         Ok(LeafModel { weights, relative })
     }
 
-    /// P(side one wins) from `state`, by the model.
-    pub fn value(&self, state: &State) -> f32 {
-        1.0 / (1.0 + (-self.logit(state)).exp())
+    /// What the search measures leaves against at the root `root`: a relative model's log-odds
+    /// there, 0 for an absolute one.
+    pub fn baseline(&self, root: &State) -> f32 {
+        if self.relative { self.logit(root) } else { 0.0 }
+    }
+
+    /// The value of `state` for side one: P(side one wins) for an absolute model, its lead over
+    /// `baseline` (baseline()'s, at the root) squashed for a relative one.
+    pub fn value(&self, state: &State, baseline: f32) -> f32 {
+        1.0 / (1.0 + (baseline - self.logit(state)).exp())
     }
 
     /// The model's log-odds of side one winning from `state`.
@@ -217,8 +224,8 @@ mod tests {
         let even = example_state();
         let mut ahead = even.clone();
         ahead.side_two.get_active().hp /= 4;
-        assert!(model.value(&ahead) > model.value(&even));
-        assert!((model.value(&ahead) + model.value(&swapped(&ahead)) - 1.0).abs() < 1e-5);
+        assert!(model.value(&ahead, 0.0) > model.value(&even, 0.0));
+        assert!((model.value(&ahead, 0.0) + model.value(&swapped(&ahead), 0.0) - 1.0).abs() < 1e-5);
     }
 
     #[test]
