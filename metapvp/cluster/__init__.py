@@ -15,6 +15,12 @@ REPLY_TIMEOUT_S = float(os.environ.get("METAPVP_RAY_TIMEOUT", "900"))
 MAX_REPLACEMENTS = 3    # per command and actor: a worker that dies every time is an error
 log = logging.getLogger("metapvp.cluster")
 
+# A Ray call while Ray is down joins whatever cluster it finds by itself (auto-init). Every call
+# here comes after connect(); one after shutdown (a late thread) must fail in its own thread, not
+# join a cluster whose later end makes Ray stop the whole process. Read when ray is imported,
+# which is only after this module.
+os.environ.setdefault("RAY_ENABLE_AUTO_CONNECT", "0")
+
 
 def connect(address: str | None = None, cpus: int | None = None) -> bool:
     """Joins the Ray cluster at `address` ('auto', 'ray://host:port', 'host:port') or, with None,

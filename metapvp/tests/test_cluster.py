@@ -6,6 +6,8 @@ import csv
 import json
 import os
 import signal
+import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -189,6 +191,23 @@ class RayClusterTest(unittest.TestCase):
         self.assertEqual(out["lost_workers"], 1)
         same = ("p1_wins", "p2_wins", "ties", "mean_turns", "errors", "invalid_choices", "matches")
         self.assertEqual({k: out[k] for k in same}, {k: local[k] for k in same})
+
+
+class RayDownTest(unittest.TestCase):
+    def test_a_ray_call_while_ray_is_down_fails_instead_of_joining_a_cluster(self):
+        """A call that comes after shutdown (a late thread) must not join whatever cluster runs on
+        the machine, or start one: a joined cluster's end makes Ray stop the whole process later.
+        (Let through, the call here would start a local instance.)"""
+        code = ("import metapvp.cluster, ray\n"
+                "try:\n    ray.put(1)\nexcept Exception as e:\n    print('refused:', type(e).__name__)\n"
+                "print('initialized:', ray.is_initialized())")
+        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        for name in ("RAY_ENABLE_AUTO_CONNECT", "RAY_ADDRESS"):
+            env.pop(name, None)
+        proc = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+        self.assertEqual(proc.returncode, 0, proc.stderr[-2000:])
+        self.assertIn("refused: RaySystemError", proc.stdout)
+        self.assertIn("initialized: False", proc.stdout)
 
 
 if __name__ == "__main__":
