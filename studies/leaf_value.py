@@ -22,7 +22,7 @@ again with --search-leaf set to it, one more round.
     ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
         [--search-leaf FILE.json] --write FILE.json
 
-Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore), so a second run
+Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore and the features), so a second run
 fits without replaying. The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
@@ -137,7 +137,11 @@ def labelled(found: dict, engine, offset: int, out: dict, left_out=frozenset(), 
 
 
 def cached(cache: Path, collect) -> dict[str, np.ndarray]:
-    """The positions kept in the file `cache`, or `collect(engine, checks, out)`'s, kept there."""
+    """The positions kept in the file `cache` (named also by the features the module computes, so
+    that features added since are not read from an older file), or `collect(engine, checks,
+    out)`'s, kept there."""
+    features = hashlib.sha256(" ".join(native().feature_names()).encode()).hexdigest()[:6]
+    cache = cache.with_name(f"{cache.stem}-f{features}{cache.suffix}")
     if cache.exists():
         return dict(np.load(cache))
     out = {"x": [], "y": [], "battle": []}

@@ -42,20 +42,23 @@ positions (studies/leaf_value.py --target search)."""
 
 
 def leaf_model(path: Path = LEARNED_VALUE) -> tuple[list[float], bool]:
-    """The weights of a learned leaf value written by studies/leaf_value.py, checked against the
-    features the built module computes, and whether it is relative (fitted to the search's own
-    values: a leaf is worth its lead over the root's); ValueError names the file and what is
-    wrong with it."""
+    """The weights of a learned leaf value written by studies/leaf_value.py, one per feature the
+    built module computes (feature_names() order; a feature the model was fitted without weighs
+    0, so a model keeps working when features are added), and whether it is relative (fitted to
+    the search's own values: a leaf is worth its lead over the root's); ValueError names the file
+    and what is wrong with it."""
     try:
         model = json.loads(Path(path).read_text())
-        names, weights = model["features"], [float(w) for w in model["weights"]]
+        names, weights = list(model["features"]), [float(w) for w in model["weights"]]
         relative = model.get("relative", False)
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"leaf value {path}: not a model written by studies/leaf_value.py ({e})") from None
-    expected = native().feature_names()
-    if names != expected or len(weights) != len(names):
-        raise ValueError(f"leaf value {path}: fitted on features {names}, but the native search computes "
-                         f"{expected}; fit it again (studies/leaf_value.py --write)")
+    computed = native().feature_names()
+    unknown = [n for n in names if n not in computed]
+    if unknown or len(set(names)) != len(names) or len(weights) != len(names):
+        raise ValueError(f"leaf value {path}: fitted on features {names} ({len(weights)} weights), but the native "
+                         f"search computes {computed}; fit it again (studies/leaf_value.py --write)")
     if not isinstance(relative, bool):
         raise ValueError(f"leaf value {path}: 'relative' is true or false, not {relative!r}")
-    return weights, relative
+    by_name = dict(zip(names, weights))
+    return [by_name.get(n, 0.0) for n in computed], relative

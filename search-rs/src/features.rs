@@ -16,12 +16,12 @@ use poke_engine::state::{Move, Pokemon, PokemonStatus, Side, State};
 
 /// The features' names, in order: each side's measure (`side_measures`) as a lead, then the
 /// engine's evaluation.
-pub const NAMES: [&str; 32] = [
+pub const NAMES: [&str; 34] = [
     "alive", "hp", "active_hp", "burned", "frozen", "asleep", "paralysed", "toxic", "poisoned", "items",
     "attack_stage", "defense_stage", "special_attack_stage", "special_defense_stage", "speed_stage",
     "leech_seed", "substitute", "confusion", "reflect", "light_screen", "aurora_veil", "tailwind", "safeguard",
     "stealth_rock", "spikes", "toxic_spikes", "sticky_web", "used_tera", "faster", "best_hit", "can_ko",
-    "engine_eval",
+    "ko_first", "bench_best_hit", "engine_eval",
 ];
 const PER_SIDE: usize = NAMES.len() - 1;
 
@@ -145,9 +145,16 @@ fn side_measures(state: &State, me: &Side, foe: &Side) -> [f32; PER_SIDE] {
         let (mine, other) = (speed(active, me), speed(theirs, foe));
         let faster = if state.trick_room.active { mine < other } else { mine > other };
         m[28] = if mine == other { 0.5 } else if faster { 1.0 } else { 0.0 };
-        let hit = best_hit(active, me, theirs, foe);
+        let hit = best_hit(active, Stages::of(me), theirs, foe);
         m[29] = (hit / theirs.hp.max(1) as f32).min(1.0);
         m[30] = if hit >= theirs.hp as f32 { 1.0 } else { 0.0 };
+        // the two actives' exchange, which a sum of leads cannot see: a knock-out struck first
+        m[31] = m[30] * m[28];
+        // the answer waiting on the bench: its hardest hit on the foe's active
+        let bench = me.pokemon.into_iter().enumerate()
+            .filter(|(i, p)| *i != me.active_index as usize && p.hp > 0)
+            .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe)).fold(0.0, f32::max);
+        m[32] = (bench / theirs.hp.max(1) as f32).min(1.0);
     }
     m
 }
@@ -164,23 +171,39 @@ fn speed(p: &Pokemon, side: &Side) -> f32 {
     s
 }
 
+/// The attack stages a hit is dealt with: the active's (its side's), or none for a Pokemon on the
+/// bench, which leaves its side's stages behind when it comes in.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Stages {
+    pub attack: i8,
+    pub special_attack: i8,
+}
+
+impl Stages {
+    pub const NONE: Stages = Stages { attack: 0, special_attack: 0 };
+
+    pub fn of(side: &Side) -> Stages {
+        Stages { attack: side.attack_boost, special_attack: side.special_attack_boost }
+    }
+}
+
 /// A rough estimate of the most damage `p`'s moves deal `target` (hit() of each usable move): a
 /// feature, not a calc.
-pub fn best_hit(p: &Pokemon, side: &Side, target: &Pokemon, target_side: &Side) -> f32 {
-    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, side, m, target, target_side)).fold(0.0, f32::max)
+pub fn best_hit(p: &Pokemon, stages: Stages, target: &Pokemon, target_side: &Side) -> f32 {
+    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, stages, m, target, target_side)).fold(0.0, f32::max)
 }
 
 /// A rough estimate of the damage `mv` of `p` deals `target` (the damage formula's core with
 /// stages, STAB, type and burn; no items, abilities, weather or rolls); 0 for a status move.
-pub fn hit(p: &Pokemon, side: &Side, mv: &Move, target: &Pokemon, target_side: &Side) -> f32 {
+pub fn hit(p: &Pokemon, stages: Stages, mv: &Move, target: &Pokemon, target_side: &Side) -> f32 {
     let c = &mv.choice;
     let (attack, defense) = match c.category {
         MoveCategory::Physical => {
             let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
-            (p.attack as f32 * stage_multiplier(side.attack_boost) * burn,
+            (p.attack as f32 * stage_multiplier(stages.attack) * burn,
              target.defense as f32 * stage_multiplier(target_side.defense_boost))
         }
-        MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(side.special_attack_boost),
+        MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(stages.special_attack),
                                   target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
         _ => return 0.0,
     };
@@ -226,6 +249,29 @@ mod tests {
         ahead.side_two.get_active().hp /= 4;
         assert!(model.value(&ahead, 0.0) > model.value(&even, 0.0));
         assert!((model.value(&ahead, 0.0) + model.value(&swapped(&ahead), 0.0) - 1.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_knock_out_struck_first_and_the_benchs_answer_are_seen() {
+        let at = |name: &str| NAMES.iter().position(|n| *n == name).unwrap();
+        let (ko_first, bench) = (at("ko_first"), at("bench_best_hit"));
+        let mut state = example_state();   // Garchomp against Corviknight
+        state.side_two.get_active().hp = 1;
+        state.side_one.get_active().speed = 400;
+        let first = features(&state);
+        state.side_one.get_active().speed = 100;
+        let second = features(&state);
+        assert_eq!((first[ko_first], second[ko_first]), (1.0, 0.0), "side one's knock-out, struck first then not");
+        // the bench's answer to the foe's active is dealt without the active's stages
+        let mut state = example_state();
+        let mine = |s: &State| side_measures(s, &s.side_one, &s.side_two);
+        let before = mine(&state);
+        state.side_one.attack_boost = 6;
+        state.side_one.special_attack_boost = 6;
+        let boosted = mine(&state);
+        assert!(before[bench] > 0.0, "Pikachu's Thunderbolt on Corviknight is an answer");
+        assert_eq!(boosted[bench], before[bench]);
+        assert!(boosted[at("best_hit")] > before[at("best_hit")]);
     }
 
     #[test]
