@@ -297,7 +297,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 26 passed", proc.stdout)
+        self.assertIn("test result: ok. 27 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -324,10 +324,12 @@ class NativeSearchTest(unittest.TestCase):
             bad.write_text(json.dumps({"features": names, "weights": weights[:-1]}))
             with self.assertRaisesRegex(SpecError, "value.json: fitted on features"):
                 make_player(f"mcts(leaf={bad})")
-            # a model fitted before a feature was added weighs it 0
-            older = Path(tmp) / "older.json"
-            older.write_text(json.dumps({"features": names[:-3] + names[-1:], "weights": weights[:-3] + weights[-1:]}))
-            self.assertEqual(leaf_model(older)[0], weights[:-3] + [0.0, 0.0] + weights[-1:])
+            # a model fitted before features were added: each weight read by its name, the new ones 0
+            older, fitted = Path(tmp) / "older.json", names[:-3] + names[-1:]
+            older.write_text(json.dumps({"features": fitted, "weights": [k + 1.0 for k in range(len(fitted))]}))
+            read = dict(zip(names, leaf_model(older)[0]))
+            self.assertEqual(read, {n: fitted.index(n) + 1.0 if n in fitted else 0.0 for n in names})
+            self.assertEqual((read["ko_first"], read["bench_best_hit"]), (0.0, 0.0))
             bad.write_text("{")
             with self.assertRaisesRegex(SpecError, "value.json: not a model"):
                 make_player(f"mcts(leaf={bad})")

@@ -57,16 +57,26 @@ impl LeafModel {
         1.0 / (1.0 + (baseline - self.logit(state)).exp())
     }
 
-    /// The model's log-odds of side one winning from `state`.
+    /// The model's log-odds of side one winning from `state`. The bench's answer, the dearest
+    /// feature by far, is measured only where the model weighs it.
     pub fn logit(&self, state: &State) -> f32 {
-        features(state).iter().zip(&self.weights).map(|(x, w)| x * w).sum()
+        let bench = self.weights[BENCH] != 0.0;
+        measured(state, bench).iter().zip(&self.weights).map(|(x, w)| x * w).sum()
     }
 }
 
+/// NAMES' index of the bench's answer (bench_best_hit).
+const BENCH: usize = 32;
+
 /// The features of `state` (NAMES' order), side one's lead in each.
 pub fn features(state: &State) -> Vec<f32> {
-    let one = side_measures(state, &state.side_one, &state.side_two);
-    let two = side_measures(state, &state.side_two, &state.side_one);
+    measured(state, true)
+}
+
+/// features(), with the bench's answer left at 0 unless `bench`.
+fn measured(state: &State, bench: bool) -> Vec<f32> {
+    let one = side_measures(state, &state.side_one, &state.side_two, bench);
+    let two = side_measures(state, &state.side_two, &state.side_one, bench);
     let mut out: Vec<f32> = one.iter().zip(&two).map(|(a, b)| a - b).collect();
     out.push(evaluate(state) / 100.0);
     out
@@ -84,7 +94,7 @@ fn stage_multiplier(boost: i8) -> f32 {
 }
 
 /// What `me` has, measured against `foe` where a measure is about the two actives.
-fn side_measures(state: &State, me: &Side, foe: &Side) -> [f32; PER_SIDE] {
+fn side_measures(state: &State, me: &Side, foe: &Side, bench: bool) -> [f32; PER_SIDE] {
     let mut m = [0.0f32; PER_SIDE];
     let active = me.get_active_immutable();
     let mut grounded_exposed = 0.0;
@@ -150,11 +160,13 @@ fn side_measures(state: &State, me: &Side, foe: &Side) -> [f32; PER_SIDE] {
         m[30] = if hit >= theirs.hp as f32 { 1.0 } else { 0.0 };
         // the two actives' exchange, which a sum of leads cannot see: a knock-out struck first
         m[31] = m[30] * m[28];
-        // the answer waiting on the bench: its hardest hit on the foe's active
-        let bench = me.pokemon.into_iter().enumerate()
-            .filter(|(i, p)| *i != me.active_index as usize && p.hp > 0)
-            .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe)).fold(0.0, f32::max);
-        m[32] = (bench / theirs.hp.max(1) as f32).min(1.0);
+        if bench {
+            // the answer waiting on the bench: its hardest hit on the foe's active
+            let answer = me.pokemon.into_iter().enumerate()
+                .filter(|(i, p)| *i != me.active_index as usize && p.hp > 0)
+                .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe)).fold(0.0, f32::max);
+            m[BENCH] = (answer / theirs.hp.max(1) as f32).min(1.0);
+        }
     }
     m
 }
@@ -264,7 +276,7 @@ mod tests {
         assert_eq!((first[ko_first], second[ko_first]), (1.0, 0.0), "side one's knock-out, struck first then not");
         // the bench's answer to the foe's active is dealt without the active's stages
         let mut state = example_state();
-        let mine = |s: &State| side_measures(s, &s.side_one, &s.side_two);
+        let mine = |s: &State| side_measures(s, &s.side_one, &s.side_two, true);
         let before = mine(&state);
         state.side_one.attack_boost = 6;
         state.side_one.special_attack_boost = 6;
@@ -272,6 +284,19 @@ mod tests {
         assert!(before[bench] > 0.0, "Pikachu's Thunderbolt on Corviknight is an answer");
         assert_eq!(boosted[bench], before[bench]);
         assert!(boosted[at("best_hit")] > before[at("best_hit")]);
+    }
+
+    #[test]
+    fn a_model_that_does_not_weigh_the_bench_values_as_one_that_measures_it() {
+        assert_eq!(NAMES[BENCH], "bench_best_hit");
+        let state = example_state();
+        let weights: Vec<f32> = (0..NAMES.len()).map(|k| if k == BENCH { 0.0 } else { 0.1 * k as f32 }).collect();
+        let full: f32 = features(&state).iter().zip(&weights).map(|(x, w)| x * w).sum();
+        assert!((LeafModel::new(weights.clone(), false).unwrap().logit(&state) - full).abs() < 1e-5);
+        let mut weighed = weights;
+        weighed[BENCH] = 1.0;
+        let with_bench = LeafModel::new(weighed, false).unwrap().logit(&state);
+        assert!((with_bench - full - features(&state)[BENCH]).abs() < 1e-5);
     }
 
     #[test]
