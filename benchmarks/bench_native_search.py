@@ -1,7 +1,7 @@
 """Benchmarks the native search (search-rs/, metapvp.engine.native) on poke-engine states written
 from battles (js/src/enginestate.js: worlds drawn from p1's view at its decisions in random gen 9
 battles, as the native players search them): its iterations a second (with the engine's
-evaluation and with the learned leaf value) beside poke-engine's own MCTS on the same states
+evaluation and with the leaf value `agent` plays, leaf=search) beside poke-engine's own MCTS on the same states
 (each given the same milliseconds, one after the other, one core), and
 the time a decision takes at several iteration budgets (median and 99th percentile over the
 states, one search each).
@@ -15,7 +15,7 @@ import time
 
 import numpy as np
 
-from metapvp.engine.native import leaf_model, native
+from metapvp.engine.native import SEARCH_VALUE, leaf_model, native
 from metapvp.engine.v8 import checks_context
 
 
@@ -39,11 +39,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     m = native()
     states = [m.example_state()] * args.states if args.example else battle_states(args.states)
-    leaf, _ = leaf_model()
+    leaf, relative = leaf_model(SEARCH_VALUE)
     runs = {   # each as the players run it: a prior at our root (uniform here, as mcts gives)
         "ours": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state))["iterations"],
         "ours, learned leaves": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state),
-                                                         leaf=leaf)["iterations"],
+                                                         leaf=leaf, leaf_relative=relative)["iterations"],
         "theirs": lambda state, i: m.engine_mcts(state, ms=args.ms)["iterations"],
     }
     rate = {}
@@ -57,11 +57,11 @@ def main(argv=None):
     where = "the example state" if args.example else "states from battles"
     print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search:")
     print(f"  metapvp search (PUCT at our root, UCB1 elsewhere)   {rate['ours']:>10,.0f}")
-    print(f"  the same, the learned leaf value                    {rate['ours, learned leaves']:>10,.0f}")
+    print(f"  the same, agent's leaf value (leaf=search)          {rate['ours, learned leaves']:>10,.0f}")
     print(f"  poke-engine's own MCTS (UCB1, no prior)             {rate['theirs']:>10,.0f}")
     print(f"  ratio, ours to poke-engine's                        {rate['ours'] / rate['theirs']:>10.2f}")
     learned = rate["ours, learned leaves"] / rate["theirs"]
-    print(f"  ratio, ours with learned leaves to poke-engine's    {learned:>10.2f}")
+    print(f"  ratio, ours with agent's leaves to poke-engine's    {learned:>10.2f}")
     print("\ndecision time (one world, one core), a search of each state a budget:")
     print(f"  {'iterations':>10} {'median ms':>10} {'p99 ms':>8}")
     for budget in [int(b) for b in args.budgets.split(",")]:
