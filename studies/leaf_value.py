@@ -21,6 +21,7 @@ again with --search-leaf set to it, one more round.
     ./rp studies/leaf_value.py --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
     ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
         [--search-leaf FILE.json] --write FILE.json
+    ./rp studies/leaf_value.py ... --drop FEATURE [FEATURE ...]   the same fit without those features
 
 Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore and the features), so a second run
 fits without replaying. The last line of stdout is the result as JSON."""
@@ -202,18 +203,26 @@ def main(argv=None):
     ap.add_argument("--search-leaf", type=Path, help="--target search: the relative model the search values leaves by")
     ap.add_argument("--write", type=Path, help="write the fitted model here (static/models/native-value.json)")
     ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "leaf-value", help="where positions are kept")
+    ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
+                    help="fit without these features (what they add, on the same positions)")
     args = ap.parse_args(argv)
     if args.target == "search" and not args.logs:
         ap.error("--target search reads the positions of kept battles: give --logs")
     names = native().feature_names()
+    unknown = [n for n in args.drop if n not in names or n == "engine_eval"]
+    if unknown:
+        ap.error(f"--drop {' '.join(unknown)}: not a feature that can be left out ({', '.join(names[:-1])})")
+    kept = [k for k, n in enumerate(names) if n not in args.drop]
     target = SearchTarget(args.search_iterations, args.search_leaf) if args.target == "search" else None
     data = (recorded_positions(args.logs, args.cache, target) if args.logs
             else positions(args.battles, args.seed, args.player, args.explore, args.cache))
-    x, y, battle = data["x"], data["y"], data["battle"]
+    x, y, battle = data["x"][:, kept], data["y"], data["battle"]
+    names = [names[k] for k in kept]
     held = battle % 5 == 0
     eval_only = [names.index("engine_eval")]
     w_eval = np.zeros(len(names))
-    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum())}
+    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum()),
+              **({"dropped": args.drop} if args.drop else {})}
     if target:
         t = data["t"]
         w_eval[eval_only] = least_squares(x[~held][:, eval_only], t[~held])
