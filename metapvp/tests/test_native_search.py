@@ -387,6 +387,14 @@ class NativeSearchTest(unittest.TestCase):
             shipped = make_player("mcts(leaf=search)").search
             self.assertTrue(shipped.leaf_relative, "the shipped value fitted to the search is relative")
             self.assertEqual(shipped.leaf, leaf_model(SEARCH_VALUE)[0])
+            # the same fit without a feature (its cached positions): the model does without it
+            dropped = Path(tmp) / "dropped.json"
+            again = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+                                    "--search-iterations", "300", "--cache", tmp, "--write", str(dropped),
+                                    "--drop", "bench_best_hit"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(again.returncode, 0, again.stderr[-2000:])
+            self.assertEqual(json.loads(dropped.read_text())["features"], [n for n in names if n != "bench_best_hit"])
+            self.assertEqual(leaf_model(dropped)[0][names.index("bench_best_hit")], 0.0)
             written["relative"] = "yes"
             model.write_text(json.dumps(written))
             with self.assertRaisesRegex(SpecError, "value.json: 'relative' is true or false"):
