@@ -8,10 +8,12 @@ states, one search each).
 
     ./rp benchmarks/bench_native_search.py [--states 40] [--ms 200] [--budgets 1000,3000,10000,50000]
     ./rp benchmarks/bench_native_search.py --example      the crate's example state instead
+    ./rp benchmarks/bench_native_search.py --leaf FILE    another leaf value than agent's in the leaf row
 
 A benchmark, not a test: the figures depend on the machine and its load; run it on an idle machine."""
 import argparse
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -36,10 +38,11 @@ def main(argv=None):
     ap.add_argument("--ms", type=int, default=200, help="milliseconds each search runs for the speed rows")
     ap.add_argument("--budgets", default="1000,3000,10000,50000", help="iterations per decision, comma-separated")
     ap.add_argument("--example", action="store_true", help="the crate's example state, searched --states times")
+    ap.add_argument("--leaf", default=str(SEARCH_VALUE), help="the leaf value of the leaf row (default: agent's)")
     args = ap.parse_args(argv)
     m = native()
     states = [m.example_state()] * args.states if args.example else battle_states(args.states)
-    leaf, relative = leaf_model(SEARCH_VALUE)
+    leaf, relative = leaf_model(args.leaf)
     runs = {   # each as the players run it: a prior at our root (uniform here, as mcts gives)
         "ours": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state))["iterations"],
         "ours, learned leaves": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state),
@@ -57,11 +60,11 @@ def main(argv=None):
     where = "the example state" if args.example else "states from battles"
     print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search:")
     print(f"  metapvp search (PUCT at our root, UCB1 elsewhere)   {rate['ours']:>10,.0f}")
-    print(f"  the same, agent's leaf value (leaf=search)          {rate['ours, learned leaves']:>10,.0f}")
+    print(f"  the same, the leaf value {Path(args.leaf).name:<26} {rate['ours, learned leaves']:>10,.0f}")
     print(f"  poke-engine's own MCTS (UCB1, no prior)             {rate['theirs']:>10,.0f}")
     print(f"  ratio, ours to poke-engine's                        {rate['ours'] / rate['theirs']:>10.2f}")
     learned = rate["ours, learned leaves"] / rate["theirs"]
-    print(f"  ratio, ours with agent's leaves to poke-engine's    {learned:>10.2f}")
+    print(f"  ratio, ours with that leaf value to poke-engine's   {learned:>10.2f}")
     print("\ndecision time (one world, one core), a search of each state a budget:")
     print(f"  {'iterations':>10} {'median ms':>10} {'p99 ms':>8}")
     for budget in [int(b) for b in args.budgets.split(",")]:
