@@ -42,11 +42,11 @@ def main(argv=None):
     args = ap.parse_args(argv)
     m = native()
     states = [m.example_state()] * args.states if args.example else battle_states(args.states)
-    leaf, relative = leaf_model(args.leaf)
+    leaf = leaf_model(args.leaf).search_args()
     runs = {   # each as the players run it: a prior at our root (uniform here, as mcts gives)
         "ours": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state))["iterations"],
         "ours, learned leaves": lambda state, i: m.search(state, ms=args.ms, seed=i, priors=uniform(state),
-                                                         leaf=leaf, leaf_relative=relative)["iterations"],
+                                                         **leaf)["iterations"],
         "theirs": lambda state, i: m.engine_mcts(state, ms=args.ms)["iterations"],
     }
     rate = {}

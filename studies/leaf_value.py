@@ -22,6 +22,7 @@ again with --search-leaf set to it, one more round.
     ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
         [--search-leaf FILE.json] --write FILE.json
     ./rp studies/leaf_value.py ... --drop FEATURE [FEATURE ...]   the same fit without those features
+    ./rp studies/leaf_value.py ... --target search --hidden 16     and a hidden layer of 16 tanh units
 
 Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore and the features), so a second run
 fits without replaying. The last line of stdout is the result as JSON."""
@@ -56,11 +57,9 @@ class SearchTarget:
 
     def __init__(self, iterations: int, leaf: Path | None):
         self.iterations, self.leaf = iterations, leaf
-        self.weights = None
-        if leaf:
-            self.weights, relative = leaf_model(leaf)
-            if not relative:
-                raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
+        self.value = leaf_model(leaf) if leaf else None
+        if self.value and not self.value.relative:
+            raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
         self.pool = ThreadPoolExecutor(2)   # the search releases the GIL
 
     def key(self) -> str:
@@ -71,14 +70,14 @@ class SearchTarget:
         return list(self.pool.map(lambda s: self.one(engine, s[1], s[0]), enumerate(states)))
 
     def one(self, engine, state: str, seed: int) -> float:
-        r = engine.search(state, iterations=self.iterations, seed=seed, leaf=self.weights,
-                          leaf_relative=self.weights is not None)
+        leaf = self.value.search_args() if self.value else {}
+        r = engine.search(state, iterations=self.iterations, seed=seed, **leaf)
         visits, values = np.array(r["s1"]["visits"], float), np.nan_to_num(r["s1"]["values"])
         mean = float(np.clip(visits @ values / visits.sum(), CLIP, 1 - CLIP))
-        if self.weights is None:
+        if self.value is None:
             root = EVAL_SCALE * r["root_eval"]
         else:
-            root = float(np.dot(self.weights, engine.features(state)))
+            root = engine.leaf_logit(state, self.value.weights, self.value.hidden)
         return root + float(np.log(mean / (1 - mean)))
 
 
@@ -175,10 +174,39 @@ def least_squares(x: np.ndarray, t: np.ndarray, l2: float = 1e-3) -> np.ndarray:
     return np.linalg.solve(x.T @ x / len(t) + l2 * np.eye(x.shape[1]), x.T @ t / len(t))
 
 
-def judged_search(x: np.ndarray, t: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
-    """How well w's log-odds match the search's (root mean square, R^2), and how often their sign
-    names the battle's winner."""
-    guess = x @ w
+def fit_hidden(x: np.ndarray, residual: np.ndarray, units: int, epochs: int = 100) -> tuple[list, list]:
+    """A hidden layer of `units` tanh units with no biases (odd in x: the model stays the same from
+    either seat) fitted by Adam to what the linear model leaves, `residual`; -> (rows, out) as the
+    search takes them (the inputs' scale folded into the rows). Seeded: the same fit every time."""
+    import torch
+    torch.manual_seed(0)
+    scale = x.std(0) + 1e-6
+    xs, r = torch.tensor(x / scale, dtype=torch.float32), torch.tensor(residual, dtype=torch.float32)
+    rows = torch.nn.Linear(x.shape[1], units, bias=False)
+    out = torch.nn.Linear(units, 1, bias=False)
+    opt = torch.optim.Adam([*rows.parameters(), *out.parameters()], lr=3e-3, weight_decay=1e-5)
+    order = torch.Generator().manual_seed(0)
+    for _ in range(epochs):
+        for batch in torch.randperm(len(r), generator=order).split(512):
+            opt.zero_grad()
+            loss = ((out(torch.tanh(rows(xs[batch]))).squeeze(-1) - r[batch]) ** 2).mean()
+            loss.backward()
+            opt.step()
+    return (rows.weight.detach().numpy() / scale).tolist(), out.weight.detach().numpy()[0].tolist()
+
+
+def hidden_logit(x: np.ndarray, hidden: tuple[list, list] | None) -> np.ndarray:
+    """What a hidden layer (fit_hidden's) adds to the log-odds of each row of x."""
+    if hidden is None:
+        return np.zeros(len(x))
+    rows, out = hidden
+    return np.tanh(x @ np.asarray(rows).T) @ np.asarray(out)
+
+
+def judged_search(x: np.ndarray, t: np.ndarray, y: np.ndarray, w: np.ndarray, hidden=None) -> dict:
+    """How well w's log-odds (and a hidden layer's) match the search's (root mean square, R^2), and
+    how often their sign names the battle's winner."""
+    guess = x @ w + hidden_logit(x, hidden)
     return {"rmse": float(np.sqrt(np.mean((guess - t) ** 2))), "r2": float(1 - np.var(guess - t) / np.var(t)),
             "accuracy": float(np.mean((guess > 0) == (y > 0.5)))}
 
@@ -205,9 +233,13 @@ def main(argv=None):
     ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "leaf-value", help="where positions are kept")
     ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
                     help="fit without these features (what they add, on the same positions)")
+    ap.add_argument("--hidden", type=int, default=0, metavar="UNITS",
+                    help="--target search: a hidden layer of this many tanh units beside the linear model")
     args = ap.parse_args(argv)
     if args.target == "search" and not args.logs:
         ap.error("--target search reads the positions of kept battles: give --logs")
+    if args.hidden and args.target != "search":
+        ap.error("--hidden is for --target search")
     names = native().feature_names()
     unknown = [n for n in args.drop if n not in names or n == "engine_eval"]
     if unknown:
@@ -227,6 +259,7 @@ def main(argv=None):
         t = data["t"]
         w_eval[eval_only] = least_squares(x[~held][:, eval_only], t[~held])
         w = least_squares(x[~held], t[~held])
+        hidden = fit_hidden(x[~held], t[~held] - x[~held] @ w, args.hidden) if args.hidden else None
         engine = np.zeros(len(names))
         engine[eval_only] = EVAL_SCALE * 100   # the search's own reading of the evaluation
         result.update({"target": "search", "search_iterations": args.search_iterations,
@@ -234,6 +267,8 @@ def main(argv=None):
                        "engine_as_searched": judged_search(x[held], t[held], y[held], engine),
                        "engine_eval": judged_search(x[held], t[held], y[held], w_eval),
                        "learned": judged_search(x[held], t[held], y[held], w),
+                       **({f"learned_hidden{args.hidden}": judged_search(x[held], t[held], y[held], w, hidden)}
+                          if hidden else {}),
                        "engine_eval_scale": float(w_eval[eval_only[0]])})
         rows = {k: f"rmse {r['rmse']:.4f}  R^2 {r['r2']:.3f}  accuracy {r['accuracy']:.3f}"
                 for k, r in result.items() if isinstance(r, dict)}
@@ -251,8 +286,12 @@ def main(argv=None):
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w)))
     if args.write:
         final = least_squares(x, data["t"]) if target else fit(x, y)   # the written model is fitted on every battle
+        extra = {"relative": True} if target else {}
+        if args.hidden:
+            units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)
+            extra["hidden"] = {"rows": [[round(v, 6) for v in u] for u in units], "out": [round(v, 6) for v in out]}
         args.write.write_text(json.dumps({
-            "features": names, "weights": [round(float(v), 5) for v in final], **({"relative": True} if target else {}),
+            "features": names, "weights": [round(float(v), 5) for v in final], **extra,
             "fitted": {"date": datetime.date.today().isoformat(),
                        "command": "./rp studies/leaf_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
                        **({"logs": [str(r) for r in args.logs]} if args.logs else

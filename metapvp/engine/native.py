@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import NamedTuple
 
 try:
     import metapvp_search as _module
@@ -41,24 +42,42 @@ SEARCH_VALUE = LEARNED_VALUE.with_name("native-value-search.json")
 positions (studies/leaf_value.py --target search)."""
 
 
-def leaf_model(path: Path = LEARNED_VALUE) -> tuple[list[float], bool]:
-    """The weights of a learned leaf value written by studies/leaf_value.py, one per feature the
-    built module computes (feature_names() order; a feature the model was fitted without weighs
-    0, so a model keeps working when features are added), and whether it is relative (fitted to
-    the search's own values: a leaf is worth its lead over the root's); ValueError names the file
-    and what is wrong with it."""
+class LeafValue(NamedTuple):
+    """A learned leaf value as the search takes it: `weights` (one per feature_names()), whether
+    it is `relative` (fitted to the search's own values: a leaf is worth its lead over the root's),
+    and its `hidden` layer, (rows, out) or None."""
+    weights: list[float]
+    relative: bool
+    hidden: tuple[list[list[float]], list[float]] | None = None
+
+    def search_args(self) -> dict:
+        """The arguments of native().search() that value the leaves by this model."""
+        return {"leaf": self.weights, "leaf_relative": self.relative, "leaf_hidden": self.hidden}
+
+
+def leaf_model(path: Path = LEARNED_VALUE) -> LeafValue:
+    """The learned leaf value written by studies/leaf_value.py. Its weights are read by feature
+    name into feature_names()' order: a feature the model was fitted without weighs 0, so a model
+    keeps working when features are added. ValueError names the file and what is wrong with it."""
     try:
         model = json.loads(Path(path).read_text())
         names, weights = list(model["features"]), [float(w) for w in model["weights"]]
         relative = model.get("relative", False)
+        hidden = model.get("hidden")
+        rows, out = (None, None) if hidden is None else (
+            [[float(w) for w in row] for row in hidden["rows"]], [float(w) for w in hidden["out"]])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
         raise ValueError(f"leaf value {path}: not a model written by studies/leaf_value.py ({e})") from None
     computed = native().feature_names()
     unknown = [n for n in names if n not in computed]
-    if unknown or len(set(names)) != len(names) or len(weights) != len(names):
+    if (unknown or len(set(names)) != len(names) or len(weights) != len(names)
+            or (rows and any(len(row) != len(names) for row in rows))):
         raise ValueError(f"leaf value {path}: fitted on features {names} ({len(weights)} weights), but the native "
                          f"search computes {computed}; fit it again (studies/leaf_value.py --write)")
     if not isinstance(relative, bool):
         raise ValueError(f"leaf value {path}: 'relative' is true or false, not {relative!r}")
-    by_name = dict(zip(names, weights))
-    return [by_name.get(n, 0.0) for n in computed], relative
+
+    def by_name(values: list[float]) -> list[float]:
+        given = dict(zip(names, values))
+        return [given.get(n, 0.0) for n in computed]
+    return LeafValue(by_name(weights), relative, None if rows is None else ([by_name(r) for r in rows], out))

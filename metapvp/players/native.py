@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from metapvp.engine.native import LEARNED_VALUE, SEARCH_VALUE, leaf_model, native
+from metapvp.engine.native import LEARNED_VALUE, SEARCH_VALUE, LeafValue, leaf_model, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
 from metapvp.players.searchconfig import settings_from_dict
 
@@ -132,11 +132,11 @@ class NativeConfig:
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
                 f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages})")
 
-    def leaf_model(self) -> tuple[list[float] | None, bool]:
-        """The learned leaf value's weights (None for the engine's evaluation) and whether it is
-        relative (metapvp.engine.native.leaf_model)."""
+    def leaf_model(self) -> LeafValue | None:
+        """The learned leaf value (metapvp.engine.native.leaf_model); None for the engine's
+        evaluation."""
         if self.leaf == "engine":
-            return None, False
+            return None
         return leaf_model(SHIPPED_LEAVES.get(self.leaf, Path(self.leaf)))
 
 
@@ -147,7 +147,7 @@ class NativeSearch:
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
         self.module = native()
-        self.leaf, self.leaf_relative = config.leaf_model()
+        self.leaf, self.leaf_relative, self.leaf_hidden = config.leaf_model() or (None, False, None)
         self.rng = np.random.default_rng(seed)
         self.pool = ThreadPoolExecutor(max_workers=config.worlds)
         self.searched = self.failed = 0
@@ -210,7 +210,8 @@ class NativeSearch:
         return self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
                                   priors=root_prior(options, names, p, c.uniform), leaf=self.leaf, ucb=c.ucb,
                                   deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
-                                  stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative)
+                                  stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative,
+                                  leaf_hidden=self.leaf_hidden)
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

@@ -297,7 +297,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 27 passed", proc.stdout)
+        self.assertIn("test result: ok. 28 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -305,7 +305,8 @@ class NativeSearchTest(unittest.TestCase):
         valued by it spends its budget and differs from the engine's evaluation; weights of
         the wrong count, and a file that is no model, are named."""
         names = self.m.feature_names()
-        weights, relative = leaf_model()
+        weights, relative, hidden = leaf_model()
+        self.assertIsNone(hidden)
         self.assertFalse(relative, "the shipped value is fitted to outcomes: absolute")
         self.assertEqual(len(weights), len(names))
         features = self.m.features(self.state)
@@ -395,6 +396,28 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual(again.returncode, 0, again.stderr[-2000:])
             self.assertEqual(json.loads(dropped.read_text())["features"], [n for n in names if n != "bench_best_hit"])
             self.assertEqual(leaf_model(dropped)[0][names.index("bench_best_hit")], 0.0)
+            # with a hidden layer: the module's log-odds are the file's, and the player searches with it
+            deep = Path(tmp) / "deep.json"
+            again = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+                                    "--search-iterations", "300", "--cache", tmp, "--write", str(deep),
+                                    "--hidden", "4"], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(again.returncode, 0, again.stderr[-2000:])
+            self.assertIn("learned_hidden4", again.stdout)
+            value = leaf_model(deep)
+            rows, out = np.array(value.hidden[0]), np.array(value.hidden[1])
+            self.assertEqual(rows.shape, (4, len(names)))
+            x = np.array(self.m.features(self.state))
+            expected = x @ value.weights + np.tanh(rows @ x) @ out
+            self.assertAlmostEqual(self.m.leaf_logit(self.state, value.weights, value.hidden), expected, places=4)
+            self.assertNotAlmostEqual(self.m.leaf_logit(self.state, value.weights), expected, places=4)
+            player = make_player(f"mcts(iterations=500,leaf={deep})").search
+            self.assertEqual(player.leaf_hidden, value.hidden)
+            with_hidden = [n for _, n in player._search(self.state, {o: k for k, o in enumerate(options)}, None, 4)]
+            uniform = [1.0] * len(options)
+            self.assertEqual(with_hidden, self.m.search(self.state, iterations=500, seed=4, priors=uniform,
+                                                        **value.search_args())["s1"]["visits"])
+            self.assertNotEqual(with_hidden, self.m.search(self.state, iterations=500, seed=4, priors=uniform,
+                                                           leaf=value.weights, leaf_relative=True)["s1"]["visits"])
             written["relative"] = "yes"
             model.write_text(json.dumps(written))
             with self.assertRaisesRegex(SpecError, "value.json: 'relative' is true or false"):

@@ -29,20 +29,49 @@ const PER_SIDE: usize = NAMES.len() - 1;
 #[derive(Clone, Debug)]
 pub struct LeafModel {
     weights: Vec<f32>,
+    /// A hidden layer beside the linear term, each unit (its weights over the features, its
+    /// weight out) adding out · tanh(row · features). It has no biases, so it is odd in the
+    /// features and the model stays the same from either seat.
+    hidden: Vec<(Vec<f32>, f32)>,
+    /// Whether the model weighs the bench's answer anywhere (else it is not measured).
+    bench: bool,
     /// The search values a leaf by sigmoid(logit(leaf) - logit(root)), not sigmoid(logit(leaf)).
     pub relative: bool,
 }
 
+/// `weights` checked: one per feature, each a number.
+fn checked(weights: &[f32], what: &str) -> Result<(), String> {
+    if weights.len() != NAMES.len() {
+        return Err(format!("{} {what} for the value's {} features ({})", weights.len(), NAMES.len(), NAMES.join(", ")));
+    }
+    match weights.iter().find(|w| !w.is_finite()) {
+        Some(w) => Err(format!("a leaf weight is {w}")),
+        None => Ok(()),
+    }
+}
+
 impl LeafModel {
     pub fn new(weights: Vec<f32>, relative: bool) -> Result<LeafModel, String> {
-        if weights.len() != NAMES.len() {
-            return Err(format!("{} leaf weights for the value's {} features ({})", weights.len(), NAMES.len(),
-                               NAMES.join(", ")));
+        checked(&weights, "leaf weights")?;
+        let bench = weights[BENCH] != 0.0;
+        Ok(LeafModel { weights, hidden: Vec::new(), bench, relative })
+    }
+
+    /// The model with a hidden layer: `rows` (each one weight per feature) and `out` (one weight
+    /// per row).
+    pub fn with_hidden(mut self, rows: Vec<Vec<f32>>, out: Vec<f32>) -> Result<LeafModel, String> {
+        if rows.len() != out.len() {
+            return Err(format!("{} hidden rows with {} weights out", rows.len(), out.len()));
         }
-        if let Some(w) = weights.iter().find(|w| !w.is_finite()) {
+        for row in &rows {
+            checked(row, "hidden weights")?;
+        }
+        if let Some(w) = out.iter().find(|w| !w.is_finite()) {
             return Err(format!("a leaf weight is {w}"));
         }
-        Ok(LeafModel { weights, relative })
+        self.bench |= rows.iter().any(|r| r[BENCH] != 0.0);
+        self.hidden = rows.into_iter().zip(out).collect();
+        Ok(self)
     }
 
     /// What the search measures leaves against at the root `root`: a relative model's log-odds
@@ -60,8 +89,9 @@ impl LeafModel {
     /// The model's log-odds of side one winning from `state`. The bench's answer, the dearest
     /// feature by far, is measured only where the model weighs it.
     pub fn logit(&self, state: &State) -> f32 {
-        let bench = self.weights[BENCH] != 0.0;
-        measured(state, bench).iter().zip(&self.weights).map(|(x, w)| x * w).sum()
+        let x = measured(state, self.bench);
+        let dot = |w: &[f32]| -> f32 { x.iter().zip(w).map(|(a, b)| a * b).sum() };
+        dot(&self.weights) + self.hidden.iter().map(|(row, out)| out * dot(row).tanh()).sum::<f32>()
     }
 }
 
@@ -297,6 +327,27 @@ mod tests {
         weighed[BENCH] = 1.0;
         let with_bench = LeafModel::new(weighed, false).unwrap().logit(&state);
         assert!((with_bench - full - features(&state)[BENCH]).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_hidden_layer_adds_its_units_and_turns_with_the_sides() {
+        let mut state = example_state();
+        state.side_two.get_active().hp /= 3;
+        let x = features(&state);
+        let mut row = vec![0.0; NAMES.len()];
+        row[1] = 2.0;
+        row[BENCH] = 0.5;
+        let weights = (0..NAMES.len()).map(|k| if k == BENCH { 0.0 } else { 0.1 }).collect();
+        let linear = LeafModel::new(weights, false).unwrap();   // which alone leaves the bench unmeasured
+        let deep = linear.clone().with_hidden(vec![row.clone()], vec![3.0]).unwrap();
+        let unit = 3.0 * (2.0 * x[1] + 0.5 * x[BENCH]).tanh();
+        assert!((deep.logit(&state) - linear.logit(&state) - unit).abs() < 1e-5);
+        assert!(x[BENCH] != 0.0, "the hidden row weighs the bench: it must be measured for the unit to match");
+        assert!((deep.logit(&state) + deep.logit(&swapped(&state))).abs() < 1e-5);
+        let err = linear.clone().with_hidden(vec![row], vec![1.0, 2.0]).unwrap_err();
+        assert!(err.contains("1 hidden rows with 2 weights out"), "{err}");
+        let err = linear.with_hidden(vec![vec![1.0; 3]], vec![1.0]).unwrap_err();
+        assert!(err.contains("3 hidden weights"), "{err}");
     }
 
     #[test]

@@ -69,7 +69,8 @@ mod python {
     }
 
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-    /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False, leaf_relative=False) -> {s1,
+    /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False, leaf_relative=False,
+    /// leaf_hidden=None) -> {s1,
     /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
@@ -79,15 +80,17 @@ mod python {
     /// `tera`: the engine's evaluation's charge for having terastallized (its own: 75); `playout`:
     /// joint choices of both sides' hardest hits played past each new node before it is valued;
     /// `stages_by_hp`: each active's stat stages worth in proportion to its HP left;
-    /// `leaf_relative`: the learned value of a leaf is its log-odds' lead over the root's.
+    /// `leaf_relative`: the learned value of a leaf is its log-odds' lead over the root's;
+    /// `leaf_hidden`: the learned value's hidden layer, (rows, out) as features.rs's
+    /// LeafModel::with_hidden takes them.
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
                         ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE, playout=0,
-                        stages_by_hp=false, leaf_relative=false))]
+                        stages_by_hp=false, leaf_relative=false, leaf_hidden=None))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
                    priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32, playout: u32,
-                   stages_by_hp: bool, leaf_relative: bool)
+                   stages_by_hp: bool, leaf_relative: bool, leaf_hidden: Option<Hidden>)
                    -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
@@ -99,7 +102,7 @@ mod python {
         if !tera.is_finite() {
             return Err(PyValueError::new_err(format!("tera must be a number of the evaluation's points, not {tera}")));
         }
-        let leaf = leaf.map(|w| LeafModel::new(w, leaf_relative)).transpose().map_err(PyValueError::new_err)?;
+        let leaf = leaf.map(|w| leaf_model(w, leaf_relative, leaf_hidden)).transpose()?;
         let mut s = state_of(state)?;
         let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera, playout,
                                   stages_by_hp };
@@ -119,6 +122,25 @@ mod python {
     #[pyfunction]
     fn features(state: &str) -> PyResult<Vec<f32>> {
         Ok(state_features(&state_of(state)?))
+    }
+
+    /// leaf_logit(state, leaf, leaf_hidden=None) -> the learned value's log-odds of side one
+    /// winning from `state` (search()'s `leaf` and `leaf_hidden`).
+    #[pyfunction]
+    #[pyo3(signature = (state, leaf, leaf_hidden=None))]
+    fn leaf_logit(state: &str, leaf: Vec<f32>, leaf_hidden: Option<Hidden>) -> PyResult<f32> {
+        Ok(leaf_model(leaf, false, leaf_hidden)?.logit(&state_of(state)?))
+    }
+
+    /// A hidden layer as Python gives it: (rows, out).
+    type Hidden = (Vec<Vec<f32>>, Vec<f32>);
+
+    fn leaf_model(weights: Vec<f32>, relative: bool, hidden: Option<Hidden>) -> PyResult<LeafModel> {
+        let model = LeafModel::new(weights, relative).map_err(PyValueError::new_err)?;
+        match hidden {
+            Some((rows, out)) => model.with_hidden(rows, out).map_err(PyValueError::new_err),
+            None => Ok(model),
+        }
     }
 
     /// feature_names() -> the names of features()' entries, in order.
@@ -224,6 +246,7 @@ mod python {
         m.add_function(wrap_pyfunction!(outcomes, m)?)?;
         m.add_function(wrap_pyfunction!(features, m)?)?;
         m.add_function(wrap_pyfunction!(feature_names, m)?)?;
+        m.add_function(wrap_pyfunction!(leaf_logit, m)?)?;
         Ok(())
     }
 }
