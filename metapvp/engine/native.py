@@ -76,6 +76,8 @@ def leaf_model(path: Path = LEARNED_VALUE) -> LeafValue:
                          f"search computes {computed}; fit it again (studies/leaf_value.py --write)")
     if not isinstance(relative, bool):
         raise ValueError(f"leaf value {path}: 'relative' is true or false, not {relative!r}")
+    if rows is not None and len(rows) != len(out):
+        raise ValueError(f"leaf value {path}: {len(rows)} hidden rows with {len(out)} weights out")
 
     def by_name(values: list[float]) -> list[float]:
         given = dict(zip(names, values))

@@ -412,6 +412,11 @@ class NativeSearchTest(unittest.TestCase):
             self.assertNotAlmostEqual(self.m.leaf_logit(self.state, value.weights), expected, places=4)
             player = make_player(f"mcts(iterations=500,leaf={deep})").search
             self.assertEqual(player.leaf_hidden, value.hidden)
+            broken = json.loads(deep.read_text())
+            broken["hidden"]["out"] = broken["hidden"]["out"][:-1]
+            (Path(tmp) / "broken.json").write_text(json.dumps(broken))
+            with self.assertRaisesRegex(SpecError, "broken.json: 4 hidden rows with 3 weights out"):
+                make_player(f"mcts(leaf={Path(tmp) / 'broken.json'})")
             with_hidden = [n for _, n in player._search(self.state, {o: k for k, o in enumerate(options)}, None, 4)]
             uniform = [1.0] * len(options)
             self.assertEqual(with_hidden, self.m.search(self.state, iterations=500, seed=4, priors=uniform,
