@@ -44,6 +44,11 @@ fn checked(weights: &[f32], what: &str) -> Result<(), String> {
     if weights.len() != NAMES.len() {
         return Err(format!("{} {what} for the value's {} features ({})", weights.len(), NAMES.len(), NAMES.join(", ")));
     }
+    finite(weights)
+}
+
+/// `weights` checked: each a number.
+fn finite(weights: &[f32]) -> Result<(), String> {
     match weights.iter().find(|w| !w.is_finite()) {
         Some(w) => Err(format!("a leaf weight is {w}")),
         None => Ok(()),
@@ -66,9 +71,7 @@ impl LeafModel {
         for row in &rows {
             checked(row, "hidden weights")?;
         }
-        if let Some(w) = out.iter().find(|w| !w.is_finite()) {
-            return Err(format!("a leaf weight is {w}"));
-        }
+        finite(&out)?;
         self.bench |= rows.iter().any(|r| r[BENCH] != 0.0);
         self.hidden = rows.into_iter().zip(out).collect();
         Ok(self)
@@ -215,7 +218,7 @@ fn speed(p: &Pokemon, side: &Side) -> f32 {
 
 /// The attack stages a hit is dealt with: the active's (its side's), or none for a Pokemon on the
 /// bench, which leaves its side's stages behind when it comes in.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug)]
 pub struct Stages {
     pub attack: i8,
     pub special_attack: i8,
