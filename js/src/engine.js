@@ -22,6 +22,12 @@ export class Engine {
     return view;
   }
 
+  /** Only the in-process simulator knows a battle's truth (engineWorlds' `told`, a diagnostic):
+   * a view fed from outside has its own side's. */
+  trueBattle(battle) {
+    throw new BattleInputError(battle, undefined, 'the true battle (told worlds) is known only to the in-process simulator');
+  }
+
   open(battle, perspective) {
     const key = `${battle}\n${perspective}`;
     if (this.views.has(key)) throw new BattleInputError(battle, undefined, `already open for ${perspective}`);

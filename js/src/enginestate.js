@@ -191,11 +191,14 @@ export const engineStateMethods = {
   /** Per [battle, perspective] pair: null where there is nothing to search (not a singles
    * decision with a move to choose), else {states: one engine state per drawn world (the foe's
    * sets drawn from `seeds[i]`), options: per world, {the engine's name of one of our options:
-   * its action index}}; {error} where it failed, never stopping the others. */
-  engineWorlds(keys, worlds, seeds) {
+   * its action index}}; {error} where it failed, never stopping the others. `told`: a
+   * diagnostic, not a player: every world is the true battle (`this.trueBattle`, which only the
+   * in-process simulator has), to measure what drawing the foe's sets costs. */
+  engineWorlds(keys, worlds, seeds, told = false) {
     return keys.map(([battle, perspective], i) => {
       try {
-        return worldsOf(this.view(battle, perspective), worlds, seeds[i]);
+        const view = this.view(battle, perspective);
+        return told ? toldWorlds(view, this.trueBattle(battle), worlds) : worldsOf(view, worlds, seeds[i]);
       } catch (e) {
         return {error: e.message};
       }
@@ -203,11 +206,16 @@ export const engineStateMethods = {
   },
 };
 
-function worldsOf(view, worlds, seed) {
+/** Whether a singles `view` has a decision the native search can think on. */
+function searchable(view) {
   const req = view.request;
-  if (view.battle.gameType !== 'singles' || !req || !req.side || req.wait || req.teamPreview) return null;
-  if (!req.active && !forcedSwitch(req)) return null;
-  if (!gameOf('singles', 'the native search').faces(view)) return null;
+  if (view.battle.gameType !== 'singles' || !req || !req.side || req.wait || req.teamPreview) return false;
+  if (!req.active && !forcedSwitch(req)) return false;
+  return gameOf('singles', 'the native search').faces(view);
+}
+
+function worldsOf(view, worlds, seed) {
+  if (!searchable(view)) return null;
   const random = mulberry32(seed);
   const out = {states: [], options: []};
   for (let w = 0; w < worlds; w++) {
@@ -217,6 +225,16 @@ function worldsOf(view, worlds, seed) {
     out.options.push(world.options);
   }
   return out.states.length ? out : null;
+}
+
+/** `worlds` copies of the true battle `sim` (an @pkmn/sim Battle) as `view`'s side sees it
+ * with every set known (engineWorlds' `told`). */
+function toldWorlds(view, sim, worlds) {
+  if (!searchable(view)) return null;
+  const side = sim.sides.find(s => s.id === view.request.side.id);
+  if (!side) throw new Error(`no side ${view.request.side.id} in the true battle`);
+  const world = {state: engineState(sim, side.n), options: optionNames(legalChoices(view.request), side, view.request)};
+  return {states: Array(worlds).fill(world.state), options: Array(worlds).fill(world.options)};
 }
 
 function forcedSwitch(req) {

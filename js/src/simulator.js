@@ -247,9 +247,18 @@ export class Simulator {
   }
 
   view(id, side) {
+    return this.match(id).views[side];
+  }
+
+  /** The battle as the simulator plays it, every set known (engineWorlds' `told`, a diagnostic). */
+  trueBattle(id) {
+    return this.match(id).sim;
+  }
+
+  match(id) {
     const match = this.matches.get(id);
     if (!match) throw new BattleInputError(id, undefined, 'no such battle running');
-    return match.views[side];
+    return match;
   }
 
   /** Abandons battles (e.g. on shutdown); returns how many were running. */

@@ -97,9 +97,10 @@ class StdioSimulator:
         engine's), in the bundle's simulator."""
         return self.engine.search(keys, actions, priors, seeds, options)
 
-    def engine_worlds(self, keys, worlds: int, seeds) -> list:
-        """As the in-process simulator's: worlds drawn from the player's view (the engine's)."""
-        return self.engine.engine_worlds(keys, worlds, seeds)
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False) -> list:
+        """As the in-process simulator's: worlds drawn from the player's view (the engine's;
+        `told` is an error per pair, the true battle being the child simulator's)."""
+        return self.engine.engine_worlds(keys, worlds, seeds, told)
 
     def abort(self, ids=None) -> int:
         drop = [i for i in (self.battles if ids is None else ids) if i in self.battles]

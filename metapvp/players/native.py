@@ -70,6 +70,10 @@ class NativeConfig:
     playout: int = 0
     """Joint choices of both sides' hardest-hitting moves played past each new node before the
     engine values it (search-rs/src/playout.rs): 0 to 4; 0, none."""
+    foe: str = "drawn"
+    """What the worlds know of the foe: "drawn" (its sets and unseen Pokemon drawn from what the
+    player has seen) or "told" (a diagnostic, not a player: every world is the true battle,
+    which only the in-process simulator knows; docs/lab/native-agent.md, "The foe's sets told")."""
     stages: str = "engine"
     """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
     HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
@@ -100,6 +104,8 @@ class NativeConfig:
         if self.stages not in ("engine", "hp") or (self.search == "poke-engine" and self.stages != "engine"):
             raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
                              f"(got stages={self.stages!r}, search={self.search!r})")
+        if self.foe not in ("drawn", "told"):
+            raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
             raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
                              f"(got prior={self.prior!r}, search={self.search!r})")
@@ -118,8 +124,8 @@ class NativeConfig:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
         the search's owner, the prior's uniform share and its reach, the charge for
-        Terastallization, the play-out and the stages' worth only where they are not the defaults
-        (sqrt(2), ours, 0, root, 75, 0, engine), e.g.
+        Terastallization, the play-out, the stages' worth and what the worlds know of the foe
+        only where they are not the defaults (sqrt(2), ours, 0, root, 75, 0, engine, drawn), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
@@ -129,8 +135,9 @@ class NativeConfig:
         tera = "" if self.tera == ENGINE_TERA_CHARGE else f",tera={self.tera:g}"
         playout = f",playout={self.playout}" if self.playout else ""
         stages = "" if self.stages == "engine" else f",stages={self.stages}"
+        foe = "" if self.foe == "drawn" else f",foe={self.foe}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages})")
+                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages}{foe})")
 
     def leaf_model(self) -> LeafValue | None:
         """The learned leaf value (metapvp.engine.native.leaf_model); None for the engine's
@@ -162,7 +169,7 @@ class NativeSearch:
         self.last = {}
         keys = [decisions.keys[i] for i in rows]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
-        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds)
+        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds, told=self.config.foe == "told")
         width = decisions.mask.shape[1]
         out = {}
         for i, seed, worlds in zip(rows, seeds, found):

@@ -518,6 +518,65 @@ class NativePlayerTest(unittest.TestCase):
                     self.assertEqual(search.failed, 0)
                     self.assertEqual(search.iterations, search.searched * 2 * iterations)
 
+    def test_told_worlds_are_the_true_battle_and_only_the_simulator_tells_them(self):
+        """`foe=told` (a diagnostic): the player searches told worlds; at every decision where
+        both sides choose, p1's told world holds p2's true Pokemon (those p2's own view
+        has), drawn worlds only guess them, and every told world of a decision is the same. A
+        backend fed from outside (stdio) names the error."""
+        sim = make_backend("inprocess", "singles-v2")
+        seen = []   # per decision both sides take: (p1's told, p1's drawn, p2's drawn) states
+        truths = set()   # every told state
+
+        def look(step):
+            keys = [(d.battle, d.side) for d in step.decisions]
+            told = sim.engine_worlds(keys, 2, [0] * len(keys), told=True)
+            drawn = sim.engine_worlds(keys, 1, [1] * len(keys))
+            at = {k: (t, d) for k, t, d in zip(keys, told, drawn) if t and d}
+            for (battle, side), (t, d) in at.items():
+                self.assertEqual(t["states"][0], t["states"][1])
+                truths.add(t["states"][0])
+                if side == "p1" and (battle, "p2") in at:
+                    seen.append((t["states"][0], d["states"][0], at[battle, "p2"][1]["states"][0]))
+            return step
+        start, step = sim.start, sim.step   # each step's decisions, looked at before they are taken
+        sim.start = lambda *a: look(start(*a))
+        sim.step = lambda *a: look(step(*a))
+
+        def alive(state, side):
+            return sorted(f[0] for f in pokemon(state, side) if f[6] != "0" and f[0] != "NONE")
+        # the player searches the told worlds (two battles, one in each seat)
+        player, searched = make_player("native(iterations=200,foe=told):agent", seed=1), []
+        search_world = player.search._search
+        player.search._search = lambda state, *rest: searched.append(state) or search_world(state, *rest)
+        try:
+            results = list(play(player, make_player("random", seed=2), "gen9randombattle", range(2), seed=5,
+                                backend=sim))
+        finally:
+            sim.close()
+        self.assertEqual([r.error for r in results], [None, None])
+        self.assertEqual(player.search.failed, 0)
+        self.assertGreater(len(searched), 10)
+        self.assertLessEqual(set(searched), truths)
+        self.assertGreater(len(seen), 20)
+        for told, drawn, theirs in seen:
+            self.assertEqual(alive(told, 1), alive(theirs, 0))
+            self.assertEqual(alive(told, 0), alive(drawn, 0))
+        self.assertTrue(any(alive(told, 1) != alive(drawn, 1) for told, drawn, _ in seen))
+        outside = make_backend("stdio", "singles-v2")
+        try:
+            step = outside.start([{"id": "told-0", "format": "gen9randombattle", "seed": "1,2,3,4"}])
+            keys = [(d.battle, d.side) for d in step.decisions]
+            answers = outside.engine_worlds(keys, 1, [0] * len(keys), told=True)
+        finally:
+            outside.close()
+        self.assertTrue(answers)
+        for a in answers:
+            self.assertIn("known only to the in-process simulator", a["error"])
+        self.assertEqual(make_player("native(foe=told):agent").config.prefix(),
+                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,foe=told)")
+        with self.assertRaisesRegex(SpecError, "foe is drawn or told"):
+            make_player("native(foe=true):agent")
+
     def test_specs_are_read_and_bad_ones_named(self):
         p = make_player("native(iterations=500,worlds=3,exploration=2):agent")
         self.assertEqual((p.config.iterations, p.config.worlds, p.config.exploration), (500, 3, 2.0))
