@@ -538,9 +538,9 @@ class NativePlayerTest(unittest.TestCase):
                 if side == "p1" and (battle, "p2") in at:
                     seen.append((t["states"][0], d["states"][0], at[battle, "p2"][1]["states"][0]))
             return step
-        start, step = sim.start, sim.step   # each step's decisions, looked at before they are taken
-        sim.start = lambda *a: look(start(*a))
-        sim.step = lambda *a: look(step(*a))
+        begin, advance = sim.start, sim.step   # each step's decisions, looked at before they are taken
+        sim.start = lambda *a: look(begin(*a))
+        sim.step = lambda *a: look(advance(*a))
 
         def alive(state, side):
             return sorted(f[0] for f in pokemon(state, side) if f[6] != "0" and f[0] != "NONE")
