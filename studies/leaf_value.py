@@ -24,8 +24,10 @@ again with --search-leaf set to it, one more round.
     ./rp studies/leaf_value.py ... --drop FEATURE [FEATURE ...]   the same fit without those features
     ./rp studies/leaf_value.py ... --target search --hidden 16     and a hidden layer of 16 tanh units
 
-Positions are kept in runs/leaf-value/ (--cache; by battles, seed, player, explore and the features), so a second run
-fits without replaying. The last line of stdout is the result as JSON."""
+Positions are kept in runs/leaf-value/ (--cache) as engine states, by battles, seed, player and
+explore (or the runs' names), and the search's values by those and the search's settings: a
+second run fits without replaying or searching again, with features added to the module since.
+The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
 import argparse
@@ -83,27 +85,28 @@ class SearchTarget:
 
 def positions(battles: int, seed: int, player: str, explore: float, cache: Path) -> dict[str, np.ndarray]:
     """{x: features per state, y: 1 where side one won, battle: its battle's index}, ties left
-    out; read from runs/leaf-value/ where a run with these settings left them."""
-    def collect(engine, checks, out):
+    out; the states read from runs/leaf-value/ where a run with these settings left them."""
+    def collect(checks, out):
         for start in range(0, battles, CHUNK):
             n = min(CHUNK, battles - start)
             found = checks.checks("engineGames", {"format": "gen9randombattle", "battles": n,
                                                   "seed": [seed, start, 7, 11], "player": player, "explore": explore})
-            labelled(found, engine, start, out)
+            labelled(found, start, out)
             print(f"  {start + n} battles, {len(out['y'])} positions", file=sys.stderr, flush=True)
-    return cached(cache / f"{player}-e{explore}-s{seed}-b{battles}.npz", collect)
+    return with_features(kept_states(cache / f"{player}-e{explore}-s{seed}-b{battles}.json.gz", collect))
 
 
 def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | None = None) -> dict[str, np.ndarray]:
     """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
     replayed in the simulator; a battle whose replay does not end as its record did is named and
-    left out. With `target`, each position also has t, what the search makes of it. Cached in
-    runs/leaf-value/ by the runs' names (and the target's settings)."""
+    left out. With `target`, each position also has t, what the search makes of it. The states
+    are kept in runs/leaf-value/ by the runs' names, the search's values by those and the
+    target's settings."""
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
         raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
 
-    def collect(engine, checks, out):
+    def collect(checks, out):
         for start in range(0, len(files), CHUNK):
             part = files[start:start + CHUNK]
             records = [json.loads((gzip.open if f.suffix == ".gz" else open)(f, "rt").read()) for f in part]
@@ -112,44 +115,75 @@ def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | Non
             astray = {k for k, b in enumerate(found["battles"]) if not b["reproduced"]}
             for k in sorted(astray):
                 print(f"  {part[k]}: the replay does not end as recorded; left out", file=sys.stderr)
-            labelled(found, engine, start, out, astray, target)
+            labelled(found, start, out, astray)
             print(f"  {start + len(part)} of {len(files)} battles, {len(out['y'])} positions", file=sys.stderr,
                   flush=True)
     key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
-    return cached(cache / f"logs-{key}{'-' + target.key() if target else ''}.npz", collect)
+    states = kept_states(cache / f"logs-{key}.json.gz", collect)
+    data = with_features(states)
+    if target:
+        data["t"] = kept_targets(cache / f"logs-{key}-{target.key()}.npz", target, states["states"])
+    return data
 
 
-def labelled(found: dict, engine, offset: int, out: dict, left_out=frozenset(), target: SearchTarget | None = None):
-    """Adds to `out` ({x, y, battle} lists; and t with `target`) each battle's states of a checks
-    answer ({states, battles: [{first, p1won}]}) as features, labelled by whether p1 won (and by
-    what the search makes of it); ties and the battles numbered in `left_out` skipped."""
+def labelled(found: dict, offset: int, out: dict, left_out=frozenset()):
+    """Adds to `out` ({states, y, battle} lists) each battle's states of a checks answer
+    ({states, battles: [{first, p1won}]}), labelled by whether p1 won; ties and the battles
+    numbered in `left_out` skipped."""
     ends = [b["first"] for b in found["battles"][1:]] + [len(found["states"])]
     for k, (battle, end) in enumerate(zip(found["battles"], ends)):
         if battle["p1won"] is None or k in left_out:
             continue
         states = found["states"][battle["first"]:end]
-        for state in states:
-            out["x"].append(engine.features(state))
-            out["y"].append(float(battle["p1won"]))
-            out["battle"].append(offset + k)
-        if target:
-            out.setdefault("t", []).extend(target(engine, states))
+        out["states"] += states
+        out["y"] += [float(battle["p1won"])] * len(states)
+        out["battle"] += [offset + k] * len(states)
 
 
-def cached(cache: Path, collect) -> dict[str, np.ndarray]:
-    """The positions kept in the file `cache` (named also by the features the module computes, so
-    that features added since are not read from an older file), or `collect(engine, checks,
-    out)`'s, kept there."""
-    features = hashlib.sha256(" ".join(native().feature_names()).encode()).hexdigest()[:6]
-    cache = cache.with_name(f"{cache.stem}-f{features}{cache.suffix}")
-    if cache.exists():
-        return dict(np.load(cache))
-    out = {"x": [], "y": [], "battle": []}
-    collect(native(), checks_context(), out)
-    arrays = {k: np.asarray(v, np.int64 if k == "battle" else np.float64) for k, v in out.items()}
-    cache.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(cache, **arrays)
-    return arrays
+def kept_states(path: Path, collect) -> dict:
+    """The engine states (with y and battle) kept in `path`, or `collect(checks, out)`'s, kept
+    there. States, not features: features added to the module since are computed from them."""
+    if path.exists():
+        print(f"  positions read from {path}", file=sys.stderr)
+        return json.loads(gzip.open(path, "rt").read())
+    out = {"states": [], "y": [], "battle": []}
+    collect(checks_context(), out)
+    write_whole(path, lambda f: f.write(gzip.compress(json.dumps(out).encode())))
+    return out
+
+
+def kept_targets(path: Path, target: SearchTarget, states: list[str]) -> np.ndarray:
+    """What the search makes of each state, kept in `path` (named by the positions and the
+    search, not the features: new features do not search the positions again)."""
+    if path.exists():
+        t = np.load(path)["t"]
+        if len(t) == len(states):
+            print(f"  the search's values read from {path}", file=sys.stderr)
+            return t
+    engine, t = native(), []
+    for start in range(0, len(states), 1000):
+        t += target(engine, states[start:start + 1000])
+        print(f"  searched {len(t)} of {len(states)} positions", file=sys.stderr, flush=True)
+    t = np.asarray(t, np.float64)
+    write_whole(path, lambda f: np.savez_compressed(f, t=t))
+    return t
+
+
+def write_whole(path: Path, write):
+    """`write(file)` into a file beside `path`, renamed to it once whole (a run stopped while
+    writing leaves no half a cache)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    with open(part, "wb") as f:
+        write(f)
+    part.replace(path)
+
+
+def with_features(data: dict) -> dict[str, np.ndarray]:
+    """{x: the module's features of each state, y, battle} as arrays."""
+    engine = native()
+    return {"x": np.array([engine.features(s) for s in data["states"]], np.float64).reshape(len(data["states"]), -1),
+            "y": np.asarray(data["y"], np.float64), "battle": np.asarray(data["battle"], np.int64)}
 
 
 def fit(x: np.ndarray, y: np.ndarray, l2: float = 1e-3, steps: int = 50) -> np.ndarray:

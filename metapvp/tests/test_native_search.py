@@ -394,6 +394,9 @@ class NativeSearchTest(unittest.TestCase):
                                     "--search-iterations", "300", "--cache", tmp, "--write", str(dropped),
                                     "--drop", "bench_best_hit"], cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(again.returncode, 0, again.stderr[-2000:])
+            self.assertIn("positions read from", again.stderr)   # neither replayed nor searched again
+            self.assertIn("the search's values read from", again.stderr)
+            self.assertNotIn("searched ", again.stderr)
             self.assertEqual(json.loads(dropped.read_text())["features"], [n for n in names if n != "bench_best_hit"])
             self.assertEqual(leaf_model(dropped)[0][names.index("bench_best_hit")], 0.0)
             # with a hidden layer: the module's log-odds are the file's, and the player searches with it
