@@ -2,7 +2,8 @@
 from battles (js/src/enginestate.js: worlds drawn from p1's view at its decisions in random gen 9
 battles, as the native players search them): its iterations a second (with the engine's
 evaluation and with the leaf value `agent` plays, leaf=search) beside poke-engine's own MCTS on the same states
-(each given the same milliseconds, one after the other, one core), and
+(each given the same milliseconds, the three back to back on each state, one core; the ratio is
+taken state by state, so that a change in the machine's load falls on both sides of it), and
 the time a decision takes at several iteration budgets (median and 99th percentile over the
 states, one search each).
 
@@ -49,22 +50,29 @@ def main(argv=None):
                                                          **leaf)["iterations"],
         "theirs": lambda state, i: m.engine_mcts(state, ms=args.ms)["iterations"],
     }
-    rate = {}
-    for name, run in runs.items():
-        done, spent = 0, 0.0
-        for i, state in enumerate(states):
+    # the three searches of a state run back to back, in turn first, so that a change in the
+    # machine's load falls on all three alike; the ratios are taken state by state
+    per_state = {name: [] for name in runs}   # iterations a second of each search of each state
+    order = list(runs)
+    for i, state in enumerate(states):
+        for name in order[i % 3:] + order[:i % 3]:
             start = time.perf_counter()
-            done += run(state, i)
-            spent += time.perf_counter() - start
-        rate[name] = done / spent
+            done = runs[name](state, i)
+            per_state[name].append(done / (time.perf_counter() - start))
+    rate = {name: float(np.mean(r)) for name, r in per_state.items()}
+    theirs = np.array(per_state["theirs"])
+
+    def ratio(name: str) -> str:
+        r = np.array(per_state[name]) / theirs
+        return f"{np.median(r):>10.2f}   (states' quartiles {np.percentile(r, 25):.2f} to {np.percentile(r, 75):.2f})"
     where = "the example state" if args.example else "states from battles"
-    print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search:")
+    print(f"iterations a second over {len(states)} {where}, {args.ms} ms each search (mean over the states):")
     print(f"  metapvp search (PUCT at our root, UCB1 elsewhere)   {rate['ours']:>10,.0f}")
     print(f"  the same, the leaf value {Path(args.leaf).name:<26} {rate['ours, learned leaves']:>10,.0f}")
     print(f"  poke-engine's own MCTS (UCB1, no prior)             {rate['theirs']:>10,.0f}")
-    print(f"  ratio, ours to poke-engine's                        {rate['ours'] / rate['theirs']:>10.2f}")
-    learned = rate["ours, learned leaves"] / rate["theirs"]
-    print(f"  ratio, ours with that leaf value to poke-engine's   {learned:>10.2f}")
+    print("ratio to poke-engine's on the same state, the median over the states:")
+    print(f"  ours                                                {ratio('ours')}")
+    print(f"  ours with that leaf value                           {ratio('ours, learned leaves')}")
     print("\ndecision time (one world, one core), a search of each state a budget:")
     print(f"  {'iterations':>10} {'median ms':>10} {'p99 ms':>8}")
     for budget in [int(b) for b in args.budgets.split(",")]:
