@@ -55,7 +55,7 @@ def main(argv=None):
     per_state = {name: [] for name in runs}   # iterations a second of each search of each state
     order = list(runs)
     for i, state in enumerate(states):
-        for name in order[i % 3:] + order[:i % 3]:
+        for name in order[i % len(order):] + order[:i % len(order)]:
             start = time.perf_counter()
             done = runs[name](state, i)
             per_state[name].append(done / (time.perf_counter() - start))
