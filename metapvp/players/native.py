@@ -74,6 +74,11 @@ class NativeConfig:
     """What the worlds know of the foe: "drawn" (its sets and unseen Pokemon drawn from what the
     player has seen) or "told" (a diagnostic, not a player: every world is the true battle,
     which only the in-process simulator knows; docs/lab/native-agent.md, "The foe's sets told")."""
+    choice: str = "visits"
+    """How the searched worlds choose: "visits" (the option most visited, over all worlds) or
+    "equilibrium" (the option most played, over all worlds, in our strategy at the equilibrium of
+    each world's root as a game of one turn: the mean value of each joint choice searched;
+    search-rs/src/matrix.rs)."""
     stages: str = "engine"
     """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
     HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
@@ -104,6 +109,9 @@ class NativeConfig:
         if self.stages not in ("engine", "hp") or (self.search == "poke-engine" and self.stages != "engine"):
             raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
                              f"(got stages={self.stages!r}, search={self.search!r})")
+        if self.choice not in ("visits", "equilibrium") or (self.search == "poke-engine" and self.choice != "visits"):
+            raise ValueError(f"native search: choice is visits or equilibrium, visits with poke-engine's search "
+                             f"(got choice={self.choice!r}, search={self.search!r})")
         if self.foe not in ("drawn", "told"):
             raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
@@ -124,8 +132,9 @@ class NativeConfig:
         """The spec prefix that plays this setting, as results record it: every field spelt
         out (so that a record still means the same when a default changes), UCB1's constant and
         the search's owner, the prior's uniform share and its reach, the charge for
-        Terastallization, the play-out, the stages' worth and what the worlds know of the foe
-        only where they are not the defaults (sqrt(2), ours, 0, root, 75, 0, engine, drawn), e.g.
+        Terastallization, the play-out, the stages' worth, what the worlds know of the foe and
+        how they choose only where they are not the defaults (sqrt(2), ours, 0, root, 75, 0,
+        engine, drawn, visits), e.g.
         native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
         ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
@@ -136,8 +145,9 @@ class NativeConfig:
         playout = f",playout={self.playout}" if self.playout else ""
         stages = "" if self.stages == "engine" else f",stages={self.stages}"
         foe = "" if self.foe == "drawn" else f",foe={self.foe}"
+        choice = "" if self.choice == "visits" else f",choice={self.choice}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages}{foe})")
+                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages}{foe}{choice})")
 
     def leaf_model(self) -> LeafValue | None:
         """The learned leaf value (metapvp.engine.native.leaf_model); None for the engine's
@@ -149,7 +159,8 @@ class NativeConfig:
 
 class NativeSearch:
     """The native search of a batch of decisions: their worlds drawn in one call to the battles'
-    engine, searched in a pool of threads, the visits added up per action."""
+    engine, searched in a pool of threads, each world's weight per action (its visits, or its
+    equilibrium's shares of them: NativeConfig.choice) added up."""
 
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
@@ -195,9 +206,11 @@ class NativeSearch:
             out[i] = self.last[decisions.keys[i]] = total
         return out
 
-    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, int]]:
-        """(action, visits) of one world's search; the engine's options it cannot name as one of
-        our actions (none, as the bridge writes them) are left out."""
+    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float]]:
+        """(action, weight) of one world's search: its visits, or with choice=equilibrium the
+        world's visits shared as the equilibrium plays (so that every world weighs as its
+        search did); the engine's options it cannot name as one of our actions (none, as the
+        bridge writes them) are left out."""
         c = self.config
         options, _ = self.module.options(state)   # side one's, in the order both searches report
         if c.search == "poke-engine":
@@ -206,6 +219,8 @@ class NativeSearch:
         else:
             r = self.world_search(state, options, names, p, seed)
             iterations, visits = r["iterations"], r["s1"]["visits"]
+            if c.choice == "equilibrium":
+                visits = [share * sum(visits) for share in r["s1"]["equilibrium"]]
         self.iterations += iterations
         return [(names[o], n) for o, n in zip(options, visits) if o in names]
 

@@ -153,6 +153,24 @@ class NativeSearchTest(unittest.TestCase):
         self.assertEqual(make_player("mcts(iterations=2000,stages=hp)").search._search(self.state, names, None, 2),
                          list(zip(range(len(names)), even["s1"]["visits"])))
 
+    def test_the_equilibrium_choice_weighs_each_world_by_its_roots_game(self):
+        """Each search reports both sides' strategies at the equilibrium of its root's game
+        (shares summing to 1, none for an option the prior shuts); with choice=equilibrium the
+        player's weight per action is the world's visits shared as the equilibrium plays them."""
+        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
+        shut = [1.0] * len(names)
+        shut[0] = 0.0
+        r = self.m.search(self.state, iterations=3000, seed=4, priors=shut)
+        for side in ("s1", "s2"):
+            self.assertAlmostEqual(sum(r[side]["equilibrium"]), 1.0, places=3)
+        self.assertEqual(r["s1"]["equilibrium"][0], 0.0)
+        even = self.m.search(self.state, iterations=3000, seed=4, priors=[1.0] * len(names))
+        weights = make_player("mcts(iterations=3000,choice=equilibrium)").search._search(self.state, names, None, 4)
+        self.assertEqual([a for a, _ in weights], list(range(len(names))))
+        for (_, w), share in zip(weights, even["s1"]["equilibrium"]):
+            self.assertAlmostEqual(w, 3000 * share, places=2)
+        self.assertNotEqual([w for _, w in weights], even["s1"]["visits"], "the equilibrium is not the visits")
+
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
         k = s1.index("uturn") if "uturn" in s1 else s1.index("stoneedge")
@@ -297,7 +315,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 28 passed", proc.stdout)
+        self.assertIn("test result: ok. 33 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -607,6 +625,10 @@ class NativePlayerTest(unittest.TestCase):
         weighed = make_player("native(stages=hp):agent").config
         self.assertEqual(weighed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,stages=hp)")
         self.assertNotIn("stages", NativeConfig().prefix())   # the default, the engine's, unsaid
+        mixed = make_player("native(choice=equilibrium):agent").config
+        self.assertEqual(mixed.prefix(),
+                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,choice=equilibrium)")
+        self.assertNotIn("choice", NativeConfig().prefix())   # the default, visits, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
@@ -620,7 +642,9 @@ class NativePlayerTest(unittest.TestCase):
                           ("native(playout=9):agent", "playout is 0 to 4"),
                           ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search"),
                           ("native(stages=half):agent", "stages is engine or hp"),
-                          ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search")]:
+                          ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search"),
+                          ("mcts(choice=nash)", "choice is visits or equilibrium"),
+                          ("mcts(search=poke-engine,choice=equilibrium)", "visits with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

@@ -15,6 +15,7 @@
 use crate::chance::draw_by;
 use crate::corrections;
 use crate::features::LeafModel;
+use crate::matrix::Matrix;
 use crate::playout;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::state::MoveChoice;
@@ -83,12 +84,14 @@ pub fn stage_discount(state: &State) -> f32 {
     side(&state.side_one) - side(&state.side_two)
 }
 
-/// Per side, at the root: each option, its visits and its mean value for that side.
+/// Per side, at the root: each option, its visits, its mean value for that side, and its
+/// share of the side's strategy at the equilibrium of the root's matrix game (matrix.rs).
 #[derive(Clone, Debug)]
 pub struct SideResult {
     pub options: Vec<MoveChoice>,
     pub visits: Vec<u32>,
     pub values: Vec<f32>,
+    pub equilibrium: Vec<f32>,
 }
 
 #[derive(Clone, Debug)]
@@ -177,13 +180,39 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     }
     let root = &nodes[0];
     let arms = root.arms.as_ref().unwrap();
+    let equilibrium = root_game(&nodes);
     let side = |k: usize| SideResult {
         options: arms[k].iter().map(|a| a.choice).collect(),
         visits: arms[k].iter().map(|a| a.visits).collect(),
         values: arms[k].iter().map(|a| if a.visits > 0 { a.total / a.visits as f32 } else { f32::NAN }).collect(),
+        equilibrium: equilibrium[k].clone(),
     };
     let result = SearchResult { sides: [side(0), side(1)], iterations, root_eval };
     Ok((nodes, result))
+}
+
+/// An arm the search gave fewer than this share of the root's visits is left out of the root's
+/// game: its joint choices were tried too seldom to be weighed against each other.
+const CONSIDERED: f32 = 0.01;
+
+/// Both sides' strategies at the equilibrium of the root's game: side one's mean value of each
+/// joint choice, over the outcomes the search drew of it, among the arms it considered.
+fn root_game(nodes: &[Node]) -> [Vec<f32>; 2] {
+    let root = &nodes[0];
+    let arms = root.arms.as_ref().unwrap();
+    let (m, n) = (arms[0].len(), arms[1].len());
+    let mut matrix = Matrix { values: vec![vec![0.5; n]; m], visits: vec![vec![0; n]; m] };
+    for (&(i, j), outcomes) in &root.children {
+        let (k, total) = outcomes.iter().fold((0u32, 0.0f32), |(k, t), o| (k + nodes[o.node].visits, t + nodes[o.node].total));
+        if k > 0 {
+            matrix.values[i as usize][j as usize] = total / k as f32;
+            matrix.visits[i as usize][j as usize] = k;
+        }
+    }
+    let least = (CONSIDERED * root.visits as f32).max(1.0);
+    let considered = |k: usize| arms[k].iter().map(|a| a.visits as f32 >= least).collect::<Vec<_>>();
+    let (one, two) = matrix.equilibrium(&considered(0), &considered(1));
+    [one, two]
 }
 
 fn normalised(p: &[f32]) -> Vec<f32> {
@@ -425,6 +454,21 @@ mod tests {
         let r = search(&mut example_state(), &settings(2000, 4), Some(&prior)).unwrap();
         assert_eq!(r.sides[0].visits[0], 0);
         assert_eq!(r.sides[0].visits.iter().sum::<u32>(), 2000);
+    }
+
+    #[test]
+    fn the_roots_equilibrium_is_a_strategy_over_the_options_searched() {
+        let n = example_state().root_get_all_options().0.len();
+        let mut prior = vec![1.0; n];
+        prior[0] = 0.0;
+        let r = search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap();
+        for side in &r.sides {
+            assert_eq!(side.equilibrium.len(), side.options.len());
+            assert!((side.equilibrium.iter().sum::<f32>() - 1.0).abs() < 1e-3, "{:?}", side.equilibrium);
+        }
+        assert_eq!(r.sides[0].equilibrium[0], 0.0, "an option never searched is never played");
+        let again = search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap();
+        assert_eq!(r.sides[0].equilibrium, again.sides[0].equilibrium, "the same search, the same equilibrium");
     }
 
     #[test]

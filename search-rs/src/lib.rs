@@ -8,6 +8,7 @@ pub mod corrections;
 pub mod duct;
 pub mod example;
 pub mod features;
+pub mod matrix;
 pub mod outcomes;
 pub mod playout;
 
@@ -51,6 +52,7 @@ mod python {
         d.set_item("options", names)?;
         d.set_item("visits", side.visits.clone())?;
         d.set_item("values", side.values.iter().map(|v| if v.is_nan() { None } else { Some(*v) }).collect::<Vec<_>>())?;
+        d.set_item("equilibrium", side.equilibrium.clone())?;
         let _ = &side.options;
         Ok(d)
     }
@@ -71,7 +73,7 @@ mod python {
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
     /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False, leaf_relative=False,
     /// leaf_hidden=None) -> {s1,
-    /// s2: {options, visits, values}, iterations, root_eval}: the search of duct.rs on `state`,
+    /// s2: {options, visits, values, equilibrium}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
     /// `leaf`: the learned leaf value's weights, one per feature_names() (None: the engine's
