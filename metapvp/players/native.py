@@ -233,7 +233,7 @@ class NativeSearch:
                                   priors=root_prior(options, names, p, c.uniform), leaf=self.leaf, ucb=c.ucb,
                                   deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
                                   stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative,
-                                  leaf_hidden=self.leaf_hidden)
+                                  leaf_hidden=self.leaf_hidden, equilibrium=c.choice == "equilibrium")
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

@@ -154,17 +154,19 @@ class NativeSearchTest(unittest.TestCase):
                          list(zip(range(len(names)), even["s1"]["visits"])))
 
     def test_the_equilibrium_choice_weighs_each_world_by_its_roots_game(self):
-        """Each search reports both sides' strategies at the equilibrium of its root's game
-        (shares summing to 1, none for an option the prior shuts); with choice=equilibrium the
+        """A search asked for it reports both sides' strategies at the equilibrium of its root's
+        game (shares summing to 1, none for an option the prior shuts); with choice=equilibrium the
         player's weight per action is the world's visits shared as the equilibrium plays them."""
         names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
         shut = [1.0] * len(names)
         shut[0] = 0.0
-        r = self.m.search(self.state, iterations=3000, seed=4, priors=shut)
+        self.assertEqual(self.m.search(self.state, iterations=3000, seed=4, priors=shut)["s1"]["equilibrium"], [],
+                         "computed only where asked")
+        r = self.m.search(self.state, iterations=3000, seed=4, priors=shut, equilibrium=True)
         for side in ("s1", "s2"):
             self.assertAlmostEqual(sum(r[side]["equilibrium"]), 1.0, places=3)
         self.assertEqual(r["s1"]["equilibrium"][0], 0.0)
-        even = self.m.search(self.state, iterations=3000, seed=4, priors=[1.0] * len(names))
+        even = self.m.search(self.state, iterations=3000, seed=4, priors=[1.0] * len(names), equilibrium=True)
         weights = make_player("mcts(iterations=3000,choice=equilibrium)").search._search(self.state, names, None, 4)
         self.assertEqual([a for a, _ in weights], list(range(len(names))))
         for (_, w), share in zip(weights, even["s1"]["equilibrium"]):

@@ -36,7 +36,9 @@ use std::time::Instant;
 /// points (the engine's own: ENGINE_TERA_CHARGE); `playout`: joint choices of both sides'
 /// hardest hits played past each new node before it is valued (playout.rs; 0: none);
 /// `stages_by_hp`: each active's stat stages worth to the evaluation in proportion to its HP
-/// left (stage_discount()), rather than the engine's whole worth at any HP.
+/// left (stage_discount()), rather than the engine's whole worth at any HP; `equilibrium`: the
+/// result carries both sides' strategies at the equilibrium of the root's game (root_game();
+/// about half a millisecond a search, so only where asked).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
@@ -49,6 +51,7 @@ pub struct Settings {
     pub tera_charge: f32,
     pub playout: u32,
     pub stages_by_hp: bool,
+    pub equilibrium: bool,
 }
 
 /// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
@@ -84,8 +87,9 @@ pub fn stage_discount(state: &State) -> f32 {
     side(&state.side_one) - side(&state.side_two)
 }
 
-/// Per side, at the root: each option, its visits, its mean value for that side, and its
-/// share of the side's strategy at the equilibrium of the root's matrix game (matrix.rs).
+/// Per side, at the root: each option, its visits, its mean value for that side, and where the
+/// settings ask for it its share of the side's strategy at the equilibrium of the root's matrix
+/// game (matrix.rs; else empty).
 #[derive(Clone, Debug)]
 pub struct SideResult {
     pub options: Vec<MoveChoice>,
@@ -180,7 +184,7 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     }
     let root = &nodes[0];
     let arms = root.arms.as_ref().unwrap();
-    let equilibrium = root_game(&nodes);
+    let equilibrium = if settings.equilibrium { root_game(&nodes) } else { [Vec::new(), Vec::new()] };
     let side = |k: usize| SideResult {
         options: arms[k].iter().map(|a| a.choice).collect(),
         visits: arms[k].iter().map(|a| a.visits).collect(),
@@ -402,7 +406,7 @@ mod tests {
 
     fn settings(iterations: u32, seed: u64) -> Settings {
         Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false,
-                   tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false }
+                   tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false, equilibrium: false }
     }
 
     #[test]
@@ -461,13 +465,15 @@ mod tests {
         let n = example_state().root_get_all_options().0.len();
         let mut prior = vec![1.0; n];
         prior[0] = 0.0;
-        let r = search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap();
+        let asked = Settings { equilibrium: true, ..settings(3000, 2) };
+        assert!(search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap().sides[0].equilibrium.is_empty());
+        let r = search(&mut example_state(), &asked, Some(&prior)).unwrap();
         for side in &r.sides {
             assert_eq!(side.equilibrium.len(), side.options.len());
             assert!((side.equilibrium.iter().sum::<f32>() - 1.0).abs() < 1e-3, "{:?}", side.equilibrium);
         }
         assert_eq!(r.sides[0].equilibrium[0], 0.0, "an option never searched is never played");
-        let again = search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap();
+        let again = search(&mut example_state(), &asked, Some(&prior)).unwrap();
         assert_eq!(r.sides[0].equilibrium, again.sides[0].equilibrium, "the same search, the same equilibrium");
     }
 

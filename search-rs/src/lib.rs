@@ -72,7 +72,7 @@ mod python {
 
     /// search(state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
     /// ucb=sqrt(2), deep_prior=False, tera=75, playout=0, stages_by_hp=False, leaf_relative=False,
-    /// leaf_hidden=None) -> {s1,
+    /// leaf_hidden=None, equilibrium=False) -> {s1,
     /// s2: {options, visits, values, equilibrium}, iterations, root_eval}: the search of duct.rs on `state`,
     /// run with the GIL released. A budget of iterations (with a seed: the same result every
     /// time) or of milliseconds; `priors`: side one's prior over its options, in their order;
@@ -84,15 +84,16 @@ mod python {
     /// `stages_by_hp`: each active's stat stages worth in proportion to its HP left;
     /// `leaf_relative`: the learned value of a leaf is its log-odds' lead over the root's;
     /// `leaf_hidden`: the learned value's hidden layer, (rows, out) as features.rs's
-    /// LeafModel::with_hidden takes them.
+    /// LeafModel::with_hidden takes them; `equilibrium`: each side's strategy at the equilibrium
+    /// of the root's game, per option (else an empty list).
     #[pyfunction]
     #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
                         ucb=std::f32::consts::SQRT_2, deep_prior=false, tera=ENGINE_TERA_CHARGE, playout=0,
-                        stages_by_hp=false, leaf_relative=false, leaf_hidden=None))]
+                        stages_by_hp=false, leaf_relative=false, leaf_hidden=None, equilibrium=false))]
     #[allow(clippy::too_many_arguments)]
     fn search<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64, seed: u64, exploration: f32,
                    priors: Option<Vec<f32>>, leaf: Option<Vec<f32>>, ucb: f32, deep_prior: bool, tera: f32, playout: u32,
-                   stages_by_hp: bool, leaf_relative: bool, leaf_hidden: Option<Hidden>)
+                   stages_by_hp: bool, leaf_relative: bool, leaf_hidden: Option<Hidden>, equilibrium: bool)
                    -> PyResult<Bound<'py, PyDict>> {
         if iterations == 0 && ms == 0 {
             return Err(PyValueError::new_err("search needs a budget: iterations or ms"));
@@ -107,7 +108,7 @@ mod python {
         let leaf = leaf.map(|w| leaf_model(w, leaf_relative, leaf_hidden)).transpose()?;
         let mut s = state_of(state)?;
         let settings = Settings { iterations, ms, exploration, ucb, seed, leaf, deep_prior, tera_charge: tera, playout,
-                                  stages_by_hp };
+                                  stages_by_hp, equilibrium };
         // a panic of the engine deep in the tree is this decision's error, named with the state
         let r = py
             .allow_threads(|| unpanicked(|| run_search(&mut s, &settings, priors.as_deref())))
