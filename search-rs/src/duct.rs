@@ -38,7 +38,7 @@ use std::time::Instant;
 /// `stages_by_hp`: each active's stat stages worth to the evaluation in proportion to its HP
 /// left (stage_discount()), rather than the engine's whole worth at any HP; `equilibrium`: the
 /// result carries both sides' strategies at the equilibrium of the root's game (root_game();
-/// about half a millisecond a search, so only where asked).
+/// about 0.2 ms a search, so only where asked).
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
