@@ -204,7 +204,7 @@ mod tests {
 
     fn switch_to_last(state: &State) -> MoveChoice {
         let (s1, _) = state.get_all_options();
-        s1.into_iter().filter(|c| matches!(c, MoveChoice::Switch(_))).last().expect("a switch")
+        s1.into_iter().rfind(|c| matches!(c, MoveChoice::Switch(_))).expect("a switch")
     }
 
     fn hp_after_switch(layers: i8) -> (i16, i16) {

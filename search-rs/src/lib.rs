@@ -11,6 +11,7 @@ pub mod features;
 pub mod matrix;
 pub mod outcomes;
 pub mod playout;
+pub mod selfplay;
 
 #[cfg(feature = "python")]
 mod python {
@@ -118,6 +119,37 @@ mod python {
             })?
             .map_err(PyValueError::new_err)?;
         result_dict(py, &s, &r)
+    }
+
+    /// self_play(state, iterations, seed=0, leaf=None, leaf_relative=False, leaf_hidden=None,
+    /// max_turns=200) -> {states, winner}: the game search() plays on from `state` for both sides
+    /// (selfplay.rs: no prior, each side its most visited option, `iterations` a decision), with
+    /// the GIL released: the state at each decision, and 1.0 where side one won, 0.0 where side
+    /// two did, None where `max_turns` decisions ran out first.
+    #[pyfunction]
+    #[pyo3(signature = (state, iterations, seed=0, leaf=None, leaf_relative=false, leaf_hidden=None, max_turns=200))]
+    #[allow(clippy::too_many_arguments)]
+    fn self_play<'py>(py: Python<'py>, state: &str, iterations: u32, seed: u64, leaf: Option<Vec<f32>>,
+                      leaf_relative: bool, leaf_hidden: Option<Hidden>, max_turns: u32) -> PyResult<Bound<'py, PyDict>> {
+        if iterations == 0 {
+            return Err(PyValueError::new_err("self_play needs iterations above 0"));
+        }
+        let leaf = leaf.map(|w| leaf_model(w, leaf_relative, leaf_hidden)).transpose()?;
+        let mut s = state_of(state)?;
+        let settings = Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf,
+                                  deep_prior: false, tera_charge: ENGINE_TERA_CHARGE, playout: 0,
+                                  stages_by_hp: false, equilibrium: false };
+        let game = py
+            .allow_threads(|| unpanicked(|| crate::selfplay::play(&mut s, &settings, max_turns)))
+            .map_err(|why| {
+                let shown: String = state.chars().take(80).collect();
+                PyValueError::new_err(format!("the engine failed in a game played on from {shown:?} ({why})"))
+            })?
+            .map_err(PyValueError::new_err)?;
+        let d = PyDict::new(py);
+        d.set_item("states", game.states)?;
+        d.set_item("winner", game.winner)?;
+        Ok(d)
     }
 
     /// features(state) -> the learned leaf value's features of `state` (features.rs), side one's
@@ -250,6 +282,7 @@ mod python {
         m.add_function(wrap_pyfunction!(features, m)?)?;
         m.add_function(wrap_pyfunction!(feature_names, m)?)?;
         m.add_function(wrap_pyfunction!(leaf_logit, m)?)?;
+        m.add_function(wrap_pyfunction!(self_play, m)?)?;
         Ok(())
     }
 }
