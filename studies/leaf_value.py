@@ -17,16 +17,26 @@ that only copies the evaluation plays as the engine's evaluation does. Played at
 puts what a whole search saw of a position at each leaf (bootstrapping, as TD-Leaf); fitted
 again with --search-leaf set to it, one more round.
 
+With --target games, the labels are the search's own games: from --games-per-battle positions of
+each kept battle, the search plays both sides on to the end inside the engine (search-rs/src/
+selfplay.rs: --game-iterations a decision, leaves --search-leaf's model or the engine's
+evaluation), and every decision of every game is a sample labelled by that game's winner, the
+target AlphaZero gives its value. A logistic model is fitted and written `relative`, as the
+search reads the values it plays with.
+
     ./rp studies/leaf_value.py [--battles 5000] [--seed 1] [--write static/models/native-value.json]
     ./rp studies/leaf_value.py --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
     ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
         [--search-leaf FILE.json] --write FILE.json
+    ./rp studies/leaf_value.py --logs RUN [RUN ...] --target games [--game-iterations 2000]
+        [--games-per-battle 4] [--search-leaf FILE.json] --write FILE.json
     ./rp studies/leaf_value.py ... --drop FEATURE [FEATURE ...]   the same fit without those features
     ./rp studies/leaf_value.py ... --target search --hidden 16     and a hidden layer of 16 tanh units
 
 Positions are kept in runs/leaf-value/ (--cache) as engine states, by battles, seed, player and
-explore (or the runs' names), and the search's values by those and the search's settings: a
-second run fits without replaying or searching again, with features added to the module since.
+explore (or the runs' names), and the search's values and games by those and the search's
+settings: a second run fits without replaying, searching or playing again, with features added to
+the module since.
 The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
@@ -83,10 +93,58 @@ class SearchTarget:
         return root + float(np.log(mean / (1 - mean)))
 
 
+class GamesTarget:
+    """The search's own games from the kept positions: `per_battle` positions of each battle,
+    evenly spaced, each played on to its end inside the engine by the search for both sides
+    (`iterations` a decision, leaves the engine's evaluation or `leaf`'s relative model)."""
+
+    def __init__(self, iterations: int, leaf: Path | None, per_battle: int, max_turns: int = 200):
+        self.iterations, self.leaf, self.per_battle, self.max_turns = iterations, leaf, per_battle, max_turns
+        self.value = leaf_model(leaf) if leaf else None
+        if self.value and not self.value.relative:
+            raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
+        self.pool = ThreadPoolExecutor(2)   # the engine releases the GIL
+
+    def key(self) -> str:
+        leaf = hashlib.sha256(self.leaf.read_bytes()).hexdigest()[:8] if self.leaf else "engine"
+        return f"games{self.iterations}-{leaf}-p{self.per_battle}-t{self.max_turns}"
+
+    def starts(self, battle: np.ndarray) -> list[int]:
+        """The indices of the positions games start from: per battle, `per_battle` evenly spaced
+        from its first."""
+        chosen = []
+        for b in np.unique(battle):
+            at = np.flatnonzero(battle == b)
+            k = min(self.per_battle, len(at))
+            chosen += [int(at[round(i * len(at) / k)]) for i in range(k)]
+        return chosen
+
+    def games(self, states: list[str], battle: np.ndarray) -> dict:
+        """{states, y, battle, start}: every decision of every game played from starts(), labelled
+        by its game's winner, under the battle its start came from, with the start's index (the
+        game's seed); games that reach max_turns left out."""
+        engine, out = native(), {"states": [], "y": [], "battle": [], "start": []}
+        leaf = self.value.search_args() if self.value else {}
+        starts = self.starts(battle)
+
+        def play(k: int) -> dict:
+            return engine.self_play(states[k], self.iterations, seed=k, max_turns=self.max_turns, **leaf)
+        for done, (k, game) in enumerate(zip(starts, self.pool.map(play, starts)), 1):
+            if game["winner"] is not None:
+                out["states"] += game["states"]
+                out["y"] += [game["winner"]] * len(game["states"])
+                out["battle"] += [int(battle[k])] * len(game["states"])
+                out["start"] += [k] * len(game["states"])
+            if done % 500 == 0 or done == len(starts):
+                print(f"  played {done} of {len(starts)} games, {len(out['y'])} decisions", file=sys.stderr, flush=True)
+        return out
+
+
 def positions(battles: int, seed: int, player: str, explore: float, cache: Path) -> dict[str, np.ndarray]:
     """{x: features per state, y: 1 where side one won, battle: its battle's index}, ties left
     out; the states read from runs/leaf-value/ where a run with these settings left them."""
-    def collect(checks, out):
+    def collect(out):
+        checks = checks_context()
         for start in range(0, battles, CHUNK):
             n = min(CHUNK, battles - start)
             found = checks.checks("engineGames", {"format": "gen9randombattle", "battles": n,
@@ -96,17 +154,20 @@ def positions(battles: int, seed: int, player: str, explore: float, cache: Path)
     return with_features(kept_states(cache / f"{player}-e{explore}-s{seed}-b{battles}.json.gz", collect))
 
 
-def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | None = None) -> dict[str, np.ndarray]:
+def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | GamesTarget | None = None
+                       ) -> dict[str, np.ndarray]:
     """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
     replayed in the simulator; a battle whose replay does not end as its record did is named and
     left out. With `target`, each position also has t, what the search makes of it. The states
     are kept in runs/leaf-value/ by the runs' names, the search's values by those and the
-    target's settings."""
+    target's settings. With a GamesTarget, the samples are instead the decisions of the search's
+    games played on from them (kept by the same names)."""
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
         raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
 
-    def collect(checks, out):
+    def collect(out):
+        checks = checks_context()
         for start in range(0, len(files), CHUNK):
             part = files[start:start + CHUNK]
             records = [json.loads((gzip.open if f.suffix == ".gz" else open)(f, "rt").read()) for f in part]
@@ -120,6 +181,9 @@ def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | Non
                   flush=True)
     key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
     states = kept_states(cache / f"logs-{key}.json.gz", collect)
+    if isinstance(target, GamesTarget):
+        return with_features(kept_states(cache / f"logs-{key}-{target.key()}.json.gz", lambda out: out.update(
+            target.games(states["states"], np.asarray(states["battle"])))))
     data = with_features(states)
     if target:
         data["t"] = kept_targets(cache / f"logs-{key}-{target.key()}.npz", target, states["states"])
@@ -142,12 +206,12 @@ def labelled(found: dict, offset: int, out: dict, left_out=frozenset()):
 
 def kept_states(path: Path, collect) -> dict:
     """The engine states (with y and battle) kept in `path`, or `collect(checks, out)`'s, kept
-    there. States, not features: features added to the module since are computed from them."""
+    there (`collect(out)` adds to its lists). States, not features: features added to the module since are computed from them."""
     if path.exists():
         print(f"  positions read from {path}", file=sys.stderr)
         return json.loads(gzip.open(path, "rt").read())
     out = {"states": [], "y": [], "battle": []}
-    collect(checks_context(), out)
+    collect(out)
     write_whole(path, lambda f: f.write(gzip.compress(json.dumps(out).encode())))
     return out
 
@@ -259,10 +323,14 @@ def main(argv=None):
     ap.add_argument("--explore", type=float, default=0.1, help="share of decisions played at random")
     ap.add_argument("--logs", type=Path, nargs="+", metavar="RUN",
                     help="head2head run directories whose kept logs are the battles (instead of --player's)")
-    ap.add_argument("--target", choices=("outcome", "search"), default="outcome",
-                    help="fit to how the battles ended, or to what the search makes of each position (--logs)")
+    ap.add_argument("--target", choices=("outcome", "search", "games"), default="outcome",
+                    help="fit to how the battles ended, to what the search makes of each position, or to how "
+                         "the search's own games from them end (the last two: --logs)")
     ap.add_argument("--search-iterations", type=int, default=10_000, help="--target search: the search's budget")
-    ap.add_argument("--search-leaf", type=Path, help="--target search: the relative model the search values leaves by")
+    ap.add_argument("--search-leaf", type=Path,
+                    help="--target search or games: the relative model the search values leaves by")
+    ap.add_argument("--game-iterations", type=int, default=2000, help="--target games: the search's budget a decision")
+    ap.add_argument("--games-per-battle", type=int, default=4, help="--target games: games played from each battle")
     ap.add_argument("--write", type=Path, help="write the fitted model here (static/models/native-value.json)")
     ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "leaf-value", help="where positions are kept")
     ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
@@ -270,8 +338,8 @@ def main(argv=None):
     ap.add_argument("--hidden", type=int, default=0, metavar="UNITS",
                     help="--target search: a hidden layer of this many tanh units beside the linear model")
     args = ap.parse_args(argv)
-    if args.target == "search" and not args.logs:
-        ap.error("--target search reads the positions of kept battles: give --logs")
+    if args.target in ("search", "games") and not args.logs:
+        ap.error(f"--target {args.target} reads the positions of kept battles: give --logs")
     if args.hidden and args.target != "search":
         ap.error("--hidden is for --target search")
     names = native().feature_names()
@@ -279,7 +347,9 @@ def main(argv=None):
     if unknown:
         ap.error(f"--drop {' '.join(unknown)}: not a feature that can be left out ({', '.join(names[:-1])})")
     kept = [k for k, n in enumerate(names) if n not in args.drop]
-    target = SearchTarget(args.search_iterations, args.search_leaf) if args.target == "search" else None
+    target = (SearchTarget(args.search_iterations, args.search_leaf) if args.target == "search" else
+              GamesTarget(args.game_iterations, args.search_leaf, args.games_per_battle) if args.target == "games"
+              else None)
     data = (recorded_positions(args.logs, args.cache, target) if args.logs
             else positions(args.battles, args.seed, args.player, args.explore, args.cache))
     x, y, battle = data["x"][:, kept], data["y"], data["battle"]
@@ -289,7 +359,7 @@ def main(argv=None):
     w_eval = np.zeros(len(names))
     result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum()),
               **({"dropped": args.drop} if args.drop else {})}
-    if target:
+    if isinstance(target, SearchTarget):
         t = data["t"]
         w_eval[eval_only] = least_squares(x[~held][:, eval_only], t[~held])
         w = least_squares(x[~held], t[~held])
@@ -309,17 +379,23 @@ def main(argv=None):
     else:
         w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
         w = fit(x[~held], y[~held])
+        if args.target == "games":
+            result.update({"target": "games", "game_iterations": args.game_iterations,
+                           "games_per_battle": args.games_per_battle,
+                           "search_leaf": str(args.search_leaf) if args.search_leaf else None})
         result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
                        "engine_eval_scale": float(w_eval[eval_only[0]])})
         rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
                 for k, r in result.items() if isinstance(r, dict)}
     print(f"{result['positions']} positions of {result['battles']} battles; judged on {result['held_out']} "
-          f"of a fifth of the battles held out" + (" against the search's values" if target else ""))
+          f"of a fifth of the battles held out" + {"search": " against the search's values",
+                                                   "games": ", the search's games"}.get(args.target, ""))
     for who, row in rows.items():
         print(f"  {who:<18} {row}")
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w)))
     if args.write:
-        final = least_squares(x, data["t"]) if target else fit(x, y)   # the written model is fitted on every battle
+        searched = args.target == "search"
+        final = least_squares(x, data["t"]) if searched else fit(x, y)   # the written model is fitted on every battle
         extra = {"relative": True} if target else {}
         if args.hidden:
             units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)

@@ -4,6 +4,7 @@ another seed another one, side one's prior draws the visits towards the option i
 a string that is no state, a prior of the wrong length or no budget is a clear error while the
 process goes on. The crate's own tests (cargo test: a search leaves the state as it found it)
 run here too."""
+import gzip
 import json
 import subprocess
 import sys
@@ -317,7 +318,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 33 passed", proc.stdout)
+        self.assertIn("test result: ok. 36 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -450,6 +451,53 @@ class NativeSearchTest(unittest.TestCase):
             model.write_text(json.dumps(written))
             with self.assertRaisesRegex(SpecError, "value.json: 'relative' is true or false"):
                 make_player(f"mcts(leaf={model})")
+
+    def test_the_search_plays_its_own_games_on_and_their_winners_label_a_fit(self):
+        """self_play: the search plays both sides on from a state to the battle's end (the state
+        kept at each decision, the first the one given), the same game for the same seed, None
+        where its turns run out; studies/leaf_value.py --target games labels every decision of
+        such games, played from kept battles' positions, by the game's winner (each game played
+        again from its start gives the same decisions and winner) and writes a relative model."""
+        game = self.m.self_play(self.state, 200, seed=5)
+        self.assertEqual(game["states"][0], self.state)
+        self.assertIn(game["winner"], (0.0, 1.0))
+        self.assertEqual(self.m.self_play(self.state, 200, seed=5), game)
+        self.assertEqual(self.m.self_play(self.state, 200, seed=5, max_turns=3),
+                         {"states": game["states"][:3], "winner": None})
+        with self.assertRaisesRegex(ValueError, "not a poke-engine state"):
+            self.m.self_play("nonsense", 100)
+        with self.assertRaisesRegex(ValueError, "iterations above 0"):
+            self.m.self_play(self.state, 0)
+        # both seats, so that side one wins some games and side two others
+        results = [r for p1, p2 in (("maxdamage", "random"), ("random", "maxdamage"))
+                   for r in play(make_player(p1), make_player(p2), "gen9randombattle", range(2), seed=9,
+                                 keep_logs=True)]
+        with tempfile.TemporaryDirectory() as tmp:
+            run, model = Path(tmp) / "run", Path(tmp) / "games.json"
+            (run / "logs").mkdir(parents=True)
+            for i, r in enumerate(results):
+                (run / "logs" / f"battle-gen9randombattle-{i:06d}.log.json").write_text(r.log)
+            study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "games",
+                                    "--game-iterations", "100", "--games-per-battle", "3", "--cache", tmp,
+                                    "--write", str(model)], cwd=ROOT, capture_output=True, text=True, timeout=600)
+            self.assertEqual(study.returncode, 0, study.stderr[-2000:])
+            self.assertIn("the search's games", study.stdout)
+            self.assertIn("played 12 of 12 games", study.stderr)
+            written = json.loads(model.read_text())
+            self.assertIs(written["relative"], True)
+            self.assertEqual(written["fitted"]["target"], "games")
+            self.assertGreater(written["fitted"]["positions"], 12)
+            [kept] = Path(tmp).glob("logs-*-games100-*.json.gz")
+            games = json.loads(gzip.open(kept, "rt").read())
+        # every decision is its game's, labelled by that game's winner: each game played again
+        winners = set()
+        for start in dict.fromkeys(games["start"]):
+            at = [i for i, k in enumerate(games["start"]) if k == start]
+            again = self.m.self_play(games["states"][at[0]], 100, seed=start)
+            self.assertEqual(again["states"], [games["states"][i] for i in at])
+            self.assertEqual({games["y"][i] for i in at}, {again["winner"]})
+            winners.add(again["winner"])
+        self.assertEqual(winners, {0.0, 1.0})
 
     def test_kept_battles_replay_into_the_positions_of_the_leaf_values_fit(self):
         """head2head's kept logs, replayed in the simulator (studies/leaf_value.py --logs), give
