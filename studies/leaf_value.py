@@ -205,8 +205,9 @@ def labelled(found: dict, offset: int, out: dict, left_out=frozenset()):
 
 
 def kept_states(path: Path, collect) -> dict:
-    """The engine states (with y and battle) kept in `path`, or `collect(checks, out)`'s, kept
-    there (`collect(out)` adds to its lists). States, not features: features added to the module since are computed from them."""
+    """The engine states (with y and battle) kept in `path`, or those `collect(out)` adds to
+    out's lists, kept there. States, not features: features added to the module since are
+    computed from them."""
     if path.exists():
         print(f"  positions read from {path}", file=sys.stderr)
         return json.loads(gzip.open(path, "rt").read())
