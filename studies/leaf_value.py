@@ -63,20 +63,27 @@ EVAL_SCALE = 0.0125   # search-rs/src/duct.rs: the log-odds of a lead of one poi
 CLIP = 0.01           # a search's value of 0 or 1 is read as this far from it (its log-odds stay finite)
 
 
-class SearchTarget:
-    """What the search makes of a state, in its log-odds: no prior, `iterations` iterations,
-    leaves the engine's evaluation (`leaf` None) or a relative learned model (its path)."""
+class Searching:
+    """The search a target runs: no prior, `iterations` iterations a search, leaves the engine's
+    evaluation (`leaf` None) or a relative learned model (its path); two at once (the search
+    releases the GIL)."""
 
     def __init__(self, iterations: int, leaf: Path | None):
         self.iterations, self.leaf = iterations, leaf
         self.value = leaf_model(leaf) if leaf else None
         if self.value and not self.value.relative:
             raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
-        self.pool = ThreadPoolExecutor(2)   # the search releases the GIL
+        self.pool = ThreadPoolExecutor(2)
+
+    def leaf_key(self) -> str:
+        return hashlib.sha256(self.leaf.read_bytes()).hexdigest()[:8] if self.leaf else "engine"
+
+
+class SearchTarget(Searching):
+    """What the search makes of a state, in its log-odds."""
 
     def key(self) -> str:
-        leaf = hashlib.sha256(self.leaf.read_bytes()).hexdigest()[:8] if self.leaf else "engine"
-        return f"search{self.iterations}-{leaf}"
+        return f"search{self.iterations}-{self.leaf_key()}"
 
     def __call__(self, engine, states: list[str]) -> list[float]:
         return list(self.pool.map(lambda s: self.one(engine, s[1], s[0]), enumerate(states)))
@@ -93,21 +100,17 @@ class SearchTarget:
         return root + float(np.log(mean / (1 - mean)))
 
 
-class GamesTarget:
+class GamesTarget(Searching):
     """The search's own games from the kept positions: `per_battle` positions of each battle,
     evenly spaced, each played on to its end inside the engine by the search for both sides
-    (`iterations` a decision, leaves the engine's evaluation or `leaf`'s relative model)."""
+    (`iterations` a decision), at most `max_turns` decisions."""
 
     def __init__(self, iterations: int, leaf: Path | None, per_battle: int, max_turns: int = 200):
-        self.iterations, self.leaf, self.per_battle, self.max_turns = iterations, leaf, per_battle, max_turns
-        self.value = leaf_model(leaf) if leaf else None
-        if self.value and not self.value.relative:
-            raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
-        self.pool = ThreadPoolExecutor(2)   # the engine releases the GIL
+        super().__init__(iterations, leaf)
+        self.per_battle, self.max_turns = per_battle, max_turns
 
     def key(self) -> str:
-        leaf = hashlib.sha256(self.leaf.read_bytes()).hexdigest()[:8] if self.leaf else "engine"
-        return f"games{self.iterations}-{leaf}-p{self.per_battle}-t{self.max_turns}"
+        return f"games{self.iterations}-{self.leaf_key()}-p{self.per_battle}-t{self.max_turns}"
 
     def starts(self, battle: np.ndarray) -> list[int]:
         """The indices of the positions games start from: per battle, `per_battle` evenly spaced

@@ -44,6 +44,15 @@ def side_conditions(state: str, side: int) -> list[str]:
 # The set-up builds the module wherever cargo is (every machine of this project has it); a
 # machine without Rust has no native search to test.
 @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
+def kept_run(folder: Path, results) -> Path:
+    """A head2head run directory in `folder` whose kept logs are `results`' battles."""
+    run = folder / "run"
+    (run / "logs").mkdir(parents=True)
+    for i, r in enumerate(results):
+        (run / "logs" / f"battle-gen9randombattle-{i:06d}.log.json").write_text(r.log)
+    return run
+
+
 class NativeSearchTest(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -382,10 +391,7 @@ class NativeSearchTest(unittest.TestCase):
         results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
                             seed=9, keep_logs=True))
         with tempfile.TemporaryDirectory() as tmp:
-            run, model = Path(tmp) / "run", Path(tmp) / "value.json"
-            (run / "logs").mkdir(parents=True)
-            for i, r in enumerate(results):
-                (run / "logs" / f"battle-gen9randombattle-{i:06d}.log.json").write_text(r.log)
+            run, model = kept_run(Path(tmp), results), Path(tmp) / "value.json"
             study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
                                     "--search-iterations", "300", "--cache", tmp, "--write", str(model)],
                                    cwd=ROOT, capture_output=True, text=True, timeout=600)
@@ -473,10 +479,7 @@ class NativeSearchTest(unittest.TestCase):
                    for r in play(make_player(p1), make_player(p2), "gen9randombattle", range(2), seed=9,
                                  keep_logs=True)]
         with tempfile.TemporaryDirectory() as tmp:
-            run, model = Path(tmp) / "run", Path(tmp) / "games.json"
-            (run / "logs").mkdir(parents=True)
-            for i, r in enumerate(results):
-                (run / "logs" / f"battle-gen9randombattle-{i:06d}.log.json").write_text(r.log)
+            run, model = kept_run(Path(tmp), results), Path(tmp) / "games.json"
             study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "games",
                                     "--game-iterations", "100", "--games-per-battle", "3", "--cache", tmp,
                                     "--write", str(model)], cwd=ROOT, capture_output=True, text=True, timeout=600)
