@@ -313,8 +313,8 @@ def judged_search(x: np.ndarray, t: np.ndarray, y: np.ndarray, w: np.ndarray, hi
             "accuracy": float(np.mean((guess > 0) == (y > 0.5)))}
 
 
-def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray) -> dict:
-    p = np.clip(1 / (1 + np.exp(-x @ w)), 1e-6, 1 - 1e-6)
+def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray, hidden=None) -> dict:
+    p = np.clip(1 / (1 + np.exp(-(x @ w + hidden_logit(x, hidden)))), 1e-6, 1 - 1e-6)
     return {"log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
             "brier": float(np.mean((p - y) ** 2)), "accuracy": float(np.mean((p > 0.5) == (y > 0.5)))}
 
@@ -389,6 +389,10 @@ def main(argv=None):
                            "search_leaf": str(args.search_leaf) if args.search_leaf else None})
         result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
                        "engine_eval_scale": float(w_eval[eval_only[0]])})
+        if isinstance(target, GamesTarget) and target.value and not args.drop:
+            # the model the games were played with, read as a win chance: what the fit is to beat
+            result["search_leaf_model"] = judged(x[held], y[held], np.asarray(target.value.weights),
+                                                 target.value.hidden)
         rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
                 for k, r in result.items() if isinstance(r, dict)}
     print(f"{result['positions']} positions of {result['battles']} battles; judged on {result['held_out']} "
