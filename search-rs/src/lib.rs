@@ -122,25 +122,38 @@ mod python {
     }
 
     /// self_play(state, iterations, seed=0, leaf=None, leaf_relative=False, leaf_hidden=None,
-    /// max_turns=200) -> {states, winner}: the game search() plays on from `state` for both sides
-    /// (selfplay.rs: no prior, each side its most visited option, `iterations` a decision), with
-    /// the GIL released: the state at each decision, and 1.0 where side one won, 0.0 where side
-    /// two did, None where `max_turns` decisions ran out first.
+    /// max_turns=200, foe=False, foe_iterations=None, foe_leaf=None, foe_leaf_relative=False,
+    /// foe_leaf_hidden=None) -> {states, winner}: the game search() plays on from `state` for both
+    /// sides (selfplay.rs: no prior, each side its most visited option, `iterations` a decision),
+    /// with the GIL released: the state at each decision, and 1.0 where side one won, 0.0 where
+    /// side two did, None where `max_turns` decisions ran out first. With `foe`, side two chooses
+    /// by its own search: `foe_iterations` (else `iterations`) and the `foe_leaf` model (None: the
+    /// engine's evaluation), a match of two settings.
     #[pyfunction]
-    #[pyo3(signature = (state, iterations, seed=0, leaf=None, leaf_relative=false, leaf_hidden=None, max_turns=200))]
+    #[pyo3(signature = (state, iterations, seed=0, leaf=None, leaf_relative=false, leaf_hidden=None, max_turns=200,
+                        foe=false, foe_iterations=None, foe_leaf=None, foe_leaf_relative=false, foe_leaf_hidden=None))]
     #[allow(clippy::too_many_arguments)]
     fn self_play<'py>(py: Python<'py>, state: &str, iterations: u32, seed: u64, leaf: Option<Vec<f32>>,
-                      leaf_relative: bool, leaf_hidden: Option<Hidden>, max_turns: u32) -> PyResult<Bound<'py, PyDict>> {
-        if iterations == 0 {
+                      leaf_relative: bool, leaf_hidden: Option<Hidden>, max_turns: u32, foe: bool,
+                      foe_iterations: Option<u32>, foe_leaf: Option<Vec<f32>>, foe_leaf_relative: bool,
+                      foe_leaf_hidden: Option<Hidden>) -> PyResult<Bound<'py, PyDict>> {
+        if iterations == 0 || foe_iterations == Some(0) {
             return Err(PyValueError::new_err("self_play needs iterations above 0"));
         }
-        let leaf = leaf.map(|w| leaf_model(w, leaf_relative, leaf_hidden)).transpose()?;
+        let player = |iterations: u32, leaf: Option<Vec<f32>>, relative: bool, hidden: Option<Hidden>| -> PyResult<Settings> {
+            Ok(Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed,
+                          leaf: leaf.map(|w| leaf_model(w, relative, hidden)).transpose()?, deep_prior: false,
+                          tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false, equilibrium: false })
+        };
+        let settings = player(iterations, leaf, leaf_relative, leaf_hidden)?;
+        let foe = if foe {
+            Some(player(foe_iterations.unwrap_or(iterations), foe_leaf, foe_leaf_relative, foe_leaf_hidden)?)
+        } else {
+            None
+        };
         let mut s = state_of(state)?;
-        let settings = Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf,
-                                  deep_prior: false, tera_charge: ENGINE_TERA_CHARGE, playout: 0,
-                                  stages_by_hp: false, equilibrium: false };
         let game = py
-            .allow_threads(|| unpanicked(|| crate::selfplay::play(&mut s, &settings, max_turns)))
+            .allow_threads(|| unpanicked(|| crate::selfplay::play(&mut s, &settings, foe.as_ref(), max_turns)))
             .map_err(|why| {
                 let shown: String = state.chars().take(80).collect();
                 PyValueError::new_err(format!("the engine failed in a game played on from {shown:?} ({why})"))

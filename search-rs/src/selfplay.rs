@@ -22,8 +22,10 @@ pub struct Game {
 }
 
 /// The game the search plays from `state` (left as it was found) with `settings` (no prior; its
-/// seed varied by turn), at most `max_turns` decisions.
-pub fn play(state: &mut State, settings: &Settings, max_turns: u32) -> Result<Game, String> {
+/// seed varied by turn), at most `max_turns` decisions. With `foe`, side two chooses by a search
+/// of its own with those settings (the same seed), side one by `settings`': two players, for
+/// matches inside the engine.
+pub fn play(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_turns: u32) -> Result<Game, String> {
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5e1f);
     let mut played = Vec::new();
     let mut states = Vec::new();
@@ -35,12 +37,19 @@ pub fn play(state: &mut State, settings: &Settings, max_turns: u32) -> Result<Ga
             break;
         }
         states.push(state.serialize());
-        let turn_settings = Settings { seed: settings.seed.wrapping_add(turn as u64), equilibrium: false, ..settings.clone() };
-        let r = search(state, &turn_settings, None)?;
-        let chosen = |k: usize| most_visited(&r.sides[k].options, &r.sides[k].visits);
-        let mut outcomes = corrections::turn(state, &chosen(0), &chosen(1), false);
+        let seed = settings.seed.wrapping_add(turn as u64);
+        let r = search(state, &Settings { seed, equilibrium: false, ..settings.clone() }, None)?;
+        let m1 = most_visited(&r.sides[0].options, &r.sides[0].visits);
+        let m2 = match foe {
+            None => most_visited(&r.sides[1].options, &r.sides[1].visits),
+            Some(f) => {
+                let r2 = search(state, &Settings { seed, equilibrium: false, ..f.clone() }, None)?;
+                most_visited(&r2.sides[1].options, &r2.sides[1].visits)
+            }
+        };
+        let mut outcomes = corrections::turn(state, &m1, &m2, false);
         if outcomes.is_empty() {
-            return Err(format!("the engine gave no outcome of {:?} against {:?}", chosen(0), chosen(1)));
+            return Err(format!("the engine gave no outcome of {m1:?} against {m2:?}"));
         }
         let outcome = outcomes.swap_remove(draw_by(&outcomes, |o| o.percentage, &mut rng));
         state.apply_instructions(&outcome.instruction_list);
@@ -85,7 +94,7 @@ mod tests {
     fn a_game_is_played_to_its_end_from_the_state_it_leaves_as_found() {
         let mut state = example_state();
         let before = state.serialize();
-        let game = play(&mut state, &settings(300, 1), 300).unwrap();
+        let game = play(&mut state, &settings(300, 1), None, 300).unwrap();
         assert_eq!(state.serialize(), before);
         assert_eq!(game.states[0], before);
         assert!(game.states.len() > 3, "a six-a-side battle over in {} decisions", game.states.len());
@@ -97,6 +106,30 @@ mod tests {
     }
 
     #[test]
+    fn a_foe_with_the_same_settings_plays_the_same_game() {
+        let mut state = example_state();
+        let alone = play(&mut state, &settings(200, 4), None, 300).unwrap();
+        let matched = play(&mut state, &settings(200, 4), Some(&settings(200, 4)), 300).unwrap();
+        assert_eq!(alone.states, matched.states);
+        assert_eq!(alone.winner, matched.winner);
+    }
+
+    #[test]
+    fn a_foe_that_searches_far_more_wins_most_games_from_either_seat() {
+        // side two's own search at 3,000 iterations against side one's at 3, and the other way
+        let (weak, strong) = (settings(3, 0), settings(3000, 0));
+        let mut strong_won = 0;
+        for seed in 0..6 {
+            let mut state = example_state();
+            let g = play(&mut state, &Settings { seed, ..weak.clone() }, Some(&Settings { seed, ..strong.clone() }), 300).unwrap();
+            strong_won += (g.winner == Some(0.0)) as u32;
+            let g = play(&mut state, &Settings { seed, ..strong.clone() }, Some(&Settings { seed, ..weak.clone() }), 300).unwrap();
+            strong_won += (g.winner == Some(1.0)) as u32;
+        }
+        assert!(strong_won >= 9, "the stronger search won {strong_won} of 12");
+    }
+
+    #[test]
     fn the_side_left_whole_wins_its_game() {
         // one side's Pokemon all at 1 HP: the other side wins, whichever side it is
         for weak_side_one in [false, true] {
@@ -105,7 +138,7 @@ mod tests {
             for p in weak.pokemon.pkmn.iter_mut() {
                 p.hp = 1;
             }
-            let game = play(&mut state, &settings(300, 2), 300).unwrap();
+            let game = play(&mut state, &settings(300, 2), None, 300).unwrap();
             assert_eq!(game.winner, Some(if weak_side_one { 0.0 } else { 1.0 }), "side one weak: {weak_side_one}");
         }
     }
@@ -113,11 +146,11 @@ mod tests {
     #[test]
     fn a_game_is_the_same_for_the_same_seed_and_stops_at_its_turns() {
         let mut state = example_state();
-        let a = play(&mut state, &settings(200, 7), 300).unwrap();
-        let b = play(&mut state, &settings(200, 7), 300).unwrap();
+        let a = play(&mut state, &settings(200, 7), None, 300).unwrap();
+        let b = play(&mut state, &settings(200, 7), None, 300).unwrap();
         assert_eq!(a.states, b.states);
         assert_eq!(a.winner, b.winner);
-        let short = play(&mut state, &settings(200, 7), 2).unwrap();
+        let short = play(&mut state, &settings(200, 7), None, 2).unwrap();
         assert_eq!(short.states.len(), 2);
         assert_eq!(short.winner, None);
         assert_eq!(short.states[..], a.states[..2]);
