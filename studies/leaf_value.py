@@ -63,6 +63,17 @@ EVAL_SCALE = 0.0125   # search-rs/src/duct.rs: the log-odds of a lead of one poi
 CLIP = 0.01           # a search's value of 0 or 1 is read as this far from it (its log-odds stay finite)
 
 
+def spread_starts(battle: np.ndarray, per_battle: int) -> list[int]:
+    """The indices of the positions games start from: per battle (`battle`, each position's),
+    `per_battle` evenly spaced from its first."""
+    chosen = []
+    for b in np.unique(battle):
+        at = np.flatnonzero(battle == b)
+        k = min(per_battle, len(at))
+        chosen += [int(at[round(i * len(at) / k)]) for i in range(k)]
+    return chosen
+
+
 class Searching:
     """The search a target runs: no prior, `iterations` iterations a search, leaves the engine's
     evaluation (`leaf` None) or a relative learned model (its path); two at once (the search
@@ -112,23 +123,13 @@ class GamesTarget(Searching):
     def key(self) -> str:
         return f"games{self.iterations}-{self.leaf_key()}-p{self.per_battle}-t{self.max_turns}"
 
-    def starts(self, battle: np.ndarray) -> list[int]:
-        """The indices of the positions games start from: per battle, `per_battle` evenly spaced
-        from its first."""
-        chosen = []
-        for b in np.unique(battle):
-            at = np.flatnonzero(battle == b)
-            k = min(self.per_battle, len(at))
-            chosen += [int(at[round(i * len(at) / k)]) for i in range(k)]
-        return chosen
-
     def games(self, states: list[str], battle: np.ndarray) -> dict:
         """{states, y, battle, start}: every decision of every game played from starts(), labelled
         by its game's winner, under the battle its start came from, with the start's index (the
         game's seed); games that reach max_turns left out."""
         engine, out = native(), {"states": [], "y": [], "battle": [], "start": []}
         leaf = self.value.search_args() if self.value else {}
-        starts = self.starts(battle)
+        starts = spread_starts(battle, self.per_battle)
 
         def play(k: int) -> dict:
             return engine.self_play(states[k], self.iterations, seed=k, max_turns=self.max_turns, **leaf)
@@ -157,14 +158,10 @@ def positions(battles: int, seed: int, player: str, explore: float, cache: Path)
     return with_features(kept_states(cache / f"{player}-e{explore}-s{seed}-b{battles}.json.gz", collect))
 
 
-def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | GamesTarget | None = None
-                       ) -> dict[str, np.ndarray]:
-    """As positions(), from the battles head2head kept in the run directories `runs` (RUN/logs/),
-    replayed in the simulator; a battle whose replay does not end as its record did is named and
-    left out. With `target`, each position also has t, what the search makes of it. The states
-    are kept in runs/leaf-value/ by the runs' names, the search's values by those and the
-    target's settings. With a GamesTarget, the samples are instead the decisions of the search's
-    games played on from them (kept by the same names)."""
+def recorded_states(runs: list[Path], cache: Path) -> tuple[dict, str]:
+    """({states, y, battle}, the runs' key): the engine states of the battles head2head kept in the
+    run directories `runs` (RUN/logs/), replayed in the simulator (a battle whose replay does not
+    end as its record did is named and left out), kept in `cache` by the runs' names."""
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
         raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
@@ -183,7 +180,16 @@ def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | Gam
             print(f"  {start + len(part)} of {len(files)} battles, {len(out['y'])} positions", file=sys.stderr,
                   flush=True)
     key = hashlib.sha256("\n".join(sorted(str(r.resolve()) for r in runs)).encode()).hexdigest()[:12]
-    states = kept_states(cache / f"logs-{key}.json.gz", collect)
+    return kept_states(cache / f"logs-{key}.json.gz", collect), key
+
+
+def recorded_positions(runs: list[Path], cache: Path, target: SearchTarget | GamesTarget | None = None
+                       ) -> dict[str, np.ndarray]:
+    """As positions(), from recorded_states(). With `target`, each position also has t, what the
+    search makes of it, kept in runs/leaf-value/ by the runs' names and the target's settings.
+    With a GamesTarget, the samples are instead the decisions of the search's games played on
+    from them (kept by the same names)."""
+    states, key = recorded_states(runs, cache)
     if isinstance(target, GamesTarget):
         return with_features(kept_states(cache / f"logs-{key}-{target.key()}.json.gz", lambda out: out.update(
             target.games(states["states"], np.asarray(states["battle"])))))

@@ -327,7 +327,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
                               cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 36 passed", proc.stdout)
+        self.assertIn("test result: ok. 38 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -474,6 +474,12 @@ class NativeSearchTest(unittest.TestCase):
             self.m.self_play("nonsense", 100)
         with self.assertRaisesRegex(ValueError, "iterations above 0"):
             self.m.self_play(self.state, 0)
+        # a foe of the same settings plays the same game; one valued otherwise, another
+        self.assertEqual(self.m.self_play(self.state, 200, seed=5, foe=True), game)
+        leaf = leaf_model(SEARCH_VALUE).search_args()
+        matched = self.m.self_play(self.state, 200, seed=5, foe=True, **{"foe_" + k: v for k, v in leaf.items()})
+        self.assertEqual(matched["states"][0], self.state)
+        self.assertNotEqual(matched["states"], game["states"])
         # both seats, so that side one wins some games and side two others
         results = [r for p1, p2 in (("maxdamage", "random"), ("random", "maxdamage"))
                    for r in play(make_player(p1), make_player(p2), "gen9randombattle", range(2), seed=9,
@@ -501,6 +507,33 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual({games["y"][i] for i in at}, {again["winner"]})
             winners.add(again["winner"])
         self.assertEqual(winners, {0.0, 1.0})
+
+    def test_two_settings_matched_inside_the_engine_score_from_both_seats(self):
+        """studies/engine_match.py: from kept battles' positions, A against B from both seats with
+        the same seed; a setting against itself scores exactly one half (each pair split), and
+        a leaf that cannot be read is named before anything is replayed."""
+        results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
+                            seed=9, keep_logs=True))
+        with tempfile.TemporaryDirectory() as tmp:
+            run = kept_run(Path(tmp), results)
+
+            def study(*args):
+                return subprocess.run([sys.executable, "studies/engine_match.py", "--logs", str(run), "--cache", tmp,
+                                       "--iterations", "100", "--per-battle", "3", *args],
+                                      cwd=ROOT, capture_output=True, text=True, timeout=600)
+            same = study("--a", "search", "--b", "search")
+            self.assertEqual(same.returncode, 0, same.stderr[-2000:])
+            result = json.loads(same.stdout.splitlines()[-1])
+            self.assertEqual((result["positions"], result["games"]), (6, 12))
+            self.assertEqual((result["a_score"], result["split"]), (0.5, 6))
+            other = study("--a", "search", "--b", "engine", "--b-iterations", "5")
+            self.assertEqual(other.returncode, 0, other.stderr[-2000:])
+            result = json.loads(other.stdout.splitlines()[-1])
+            self.assertEqual(result["b_iterations"], 5)
+            self.assertGreater(result["a_score"], 0.5)   # 100 iterations against 5
+            bad = study("--a", "search", "--b", str(Path(tmp) / "missing.json"))
+            self.assertNotEqual(bad.returncode, 0)
+            self.assertIn("missing.json", bad.stderr)
 
     def test_kept_battles_replay_into_the_positions_of_the_leaf_values_fit(self):
         """head2head's kept logs, replayed in the simulator (studies/leaf_value.py --logs), give
