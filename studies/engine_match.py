@@ -42,7 +42,11 @@ def leaf_args(leaf: str, prefix: str = "") -> dict:
     path = SHIPPED_LEAVES.get(leaf, Path(leaf))
     if not path.exists():
         raise SystemExit(f"leaf {leaf!r}: neither engine, {', '.join(SHIPPED_LEAVES)} nor a file")
-    return {prefix + k: v for k, v in leaf_model(path).search_args().items()}
+    try:
+        model = leaf_model(path)
+    except ValueError as e:   # a file that is not a leaf value this module reads
+        raise SystemExit(f"leaf {leaf!r}: {e}") from None
+    return {prefix + k: v for k, v in model.search_args().items()}
 
 
 def match(states: list[str], starts: list[int], a: str, b: str, iterations: int, b_iterations: int,
