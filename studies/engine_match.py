@@ -29,24 +29,19 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from metapvp.arena.stats import wilson  # noqa: E402
-from metapvp.engine.native import leaf_model, native  # noqa: E402
-from metapvp.players.native import SHIPPED_LEAVES  # noqa: E402
+from metapvp.engine.native import native  # noqa: E402
+from metapvp.players.native import NativeConfig  # noqa: E402
 from studies.leaf_value import recorded_states, spread_starts  # noqa: E402
 
 
 def leaf_args(leaf: str, prefix: str = "") -> dict:
-    """self_play's arguments that value one side's leaves by `leaf` (engine, a shipped name or
-    a file), their names prefixed with `prefix`."""
-    if leaf == "engine":
-        return {}
-    path = SHIPPED_LEAVES.get(leaf, Path(leaf))
-    if not path.exists():
-        raise SystemExit(f"leaf {leaf!r}: neither engine, {', '.join(SHIPPED_LEAVES)} nor a file")
+    """self_play's arguments that value one side's leaves by `leaf` (as a native player's `leaf=`
+    names it), their names prefixed with `prefix`."""
     try:
-        model = leaf_model(path)
-    except ValueError as e:   # a file that is not a leaf value this module reads
+        model = NativeConfig(leaf=leaf).leaf_model()
+    except ValueError as e:   # neither a name nor a file this module reads
         raise SystemExit(f"leaf {leaf!r}: {e}") from None
-    return {prefix + k: v for k, v in model.search_args().items()}
+    return {prefix + k: v for k, v in model.search_args().items()} if model else {}
 
 
 def match(states: list[str], starts: list[int], a: str, b: str, iterations: int, b_iterations: int,
@@ -54,12 +49,12 @@ def match(states: list[str], starts: list[int], a: str, b: str, iterations: int,
     """For each start, A's score in the game it plays as side one and in the one as side two
     (1 won, 0 lost, None where max_turns ran out)."""
     engine = native()
+    a_first = {**leaf_args(a), "foe_iterations": b_iterations, **leaf_args(b, "foe_")}
+    b_first = {**leaf_args(b), "foe_iterations": iterations, **leaf_args(a, "foe_")}
 
     def one(k: int) -> tuple[float | None, float | None]:
-        first = engine.self_play(states[k], iterations, seed=k, max_turns=max_turns, **leaf_args(a), foe=True,
-                                 foe_iterations=b_iterations, **leaf_args(b, "foe_"))
-        second = engine.self_play(states[k], b_iterations, seed=k, max_turns=max_turns, **leaf_args(b), foe=True,
-                                  foe_iterations=iterations, **leaf_args(a, "foe_"))
+        first = engine.self_play(states[k], iterations, seed=k, max_turns=max_turns, foe=True, **a_first)
+        second = engine.self_play(states[k], b_iterations, seed=k, max_turns=max_turns, foe=True, **b_first)
         return first["winner"], None if second["winner"] is None else 1.0 - second["winner"]
     with ThreadPoolExecutor(2) as pool:   # the engine releases the GIL
         out = []

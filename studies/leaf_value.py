@@ -389,16 +389,16 @@ def main(argv=None):
     else:
         w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
         w = fit(x[~held], y[~held])
-        if args.target == "games":
+        result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
+                       "engine_eval_scale": float(w_eval[eval_only[0]])})
+        if isinstance(target, GamesTarget):
             result.update({"target": "games", "game_iterations": args.game_iterations,
                            "games_per_battle": args.games_per_battle,
                            "search_leaf": str(args.search_leaf) if args.search_leaf else None})
-        result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
-                       "engine_eval_scale": float(w_eval[eval_only[0]])})
-        if isinstance(target, GamesTarget) and target.value and not args.drop:
-            # the model the games were played with, read as a win chance: what the fit is to beat
-            result["search_leaf_model"] = judged(x[held], y[held], np.asarray(target.value.weights),
-                                                 target.value.hidden)
+            if target.value and not args.drop:
+                # the model the games were played with, read as a win chance: what the fit is to beat
+                result["search_leaf_model"] = judged(x[held], y[held], np.asarray(target.value.weights),
+                                                     target.value.hidden)
         rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
                 for k, r in result.items() if isinstance(r, dict)}
     print(f"{result['positions']} positions of {result['battles']} battles; judged on {result['held_out']} "
@@ -408,8 +408,8 @@ def main(argv=None):
         print(f"  {who:<18} {row}")
     print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w)))
     if args.write:
-        searched = args.target == "search"
-        final = least_squares(x, data["t"]) if searched else fit(x, y)   # the written model is fitted on every battle
+        # the written model is fitted on every battle
+        final = least_squares(x, data["t"]) if isinstance(target, SearchTarget) else fit(x, y)
         extra = {"relative": True} if target else {}
         if args.hidden:
             units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)

@@ -54,6 +54,16 @@ pub struct Settings {
     pub equilibrium: bool,
 }
 
+impl Settings {
+    /// `iterations` a search with `seed`, the rest as search() takes them by default (the Python
+    /// binding's): PUCT's 1.5, UCB1's sqrt(2), the engine's evaluation, nothing else asked for.
+    pub fn budget(iterations: u32, seed: u64) -> Settings {
+        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None,
+                   deep_prior: false, tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false,
+                   equilibrium: false }
+    }
+}
+
 /// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
 /// a healthy Pokemon's HP): the worth of Terastallization kept for later.
 pub const ENGINE_TERA_CHARGE: f32 = 75.0;
@@ -404,16 +414,11 @@ mod tests {
     use super::*;
     use crate::example::example_state;
 
-    fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None, deep_prior: false,
-                   tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false, equilibrium: false }
-    }
-
     #[test]
     fn a_search_leaves_the_state_as_it_found_it() {
         let mut state = example_state();
         let before = state.serialize();
-        search(&mut state, &settings(3000, 7), None).unwrap();
+        search(&mut state, &Settings::budget(3000, 7), None).unwrap();
         assert_eq!(state.serialize(), before);
     }
 
@@ -421,19 +426,19 @@ mod tests {
     fn a_play_out_past_the_leaves_changes_their_values_and_leaves_the_state() {
         let mut state = example_state();
         let before = state.serialize();
-        let played = Settings { playout: 2, ..settings(2000, 5) };
+        let played = Settings { playout: 2, ..Settings::budget(2000, 5) };
         let a = search(&mut state, &played, None).unwrap();
         assert_eq!(state.serialize(), before);
         let b = search(&mut state, &played, None).unwrap();
         assert_eq!(a.sides[0].visits, b.sides[0].visits, "a seeded play-out is the same every time");
-        let still = search(&mut state, &settings(2000, 5), None).unwrap();
+        let still = search(&mut state, &Settings::budget(2000, 5), None).unwrap();
         assert_ne!(a.sides[0].values, still.sides[0].values);
     }
 
     #[test]
     fn an_iteration_budget_with_a_seed_gives_the_same_search() {
-        let a = search(&mut example_state(), &settings(1500, 3), None).unwrap();
-        let b = search(&mut example_state(), &settings(1500, 3), None).unwrap();
+        let a = search(&mut example_state(), &Settings::budget(1500, 3), None).unwrap();
+        let b = search(&mut example_state(), &Settings::budget(1500, 3), None).unwrap();
         assert_eq!(a.sides[0].visits, b.sides[0].visits);
         assert_eq!(a.sides[1].visits, b.sides[1].visits);
         assert_eq!(a.sides[0].visits.iter().sum::<u32>(), 1500);
@@ -442,10 +447,10 @@ mod tests {
     #[test]
     fn a_side_the_state_holds_in_is_searched_without_its_switches() {
         let mut state = example_state();
-        let free = search(&mut state, &settings(300, 1), None).unwrap();
+        let free = search(&mut state, &Settings::budget(300, 1), None).unwrap();
         assert!(free.sides[0].options.iter().any(|c| matches!(c, MoveChoice::Switch(_))));
         state.side_one.force_trapped = true; // trapped as the player's request says
-        let held = search(&mut state, &settings(300, 1), None).unwrap();
+        let held = search(&mut state, &Settings::budget(300, 1), None).unwrap();
         assert!(!held.sides[0].options.is_empty());
         assert!(held.sides[0].options.iter().all(|c| !matches!(c, MoveChoice::Switch(_))), "{:?}", held.sides[0].options);
     }
@@ -455,7 +460,7 @@ mod tests {
         let n = example_state().root_get_all_options().0.len();
         let mut prior = vec![1.0; n];
         prior[0] = 0.0;
-        let r = search(&mut example_state(), &settings(2000, 4), Some(&prior)).unwrap();
+        let r = search(&mut example_state(), &Settings::budget(2000, 4), Some(&prior)).unwrap();
         assert_eq!(r.sides[0].visits[0], 0);
         assert_eq!(r.sides[0].visits.iter().sum::<u32>(), 2000);
     }
@@ -465,8 +470,8 @@ mod tests {
         let n = example_state().root_get_all_options().0.len();
         let mut prior = vec![1.0; n];
         prior[0] = 0.0;
-        let asked = Settings { equilibrium: true, ..settings(3000, 2) };
-        assert!(search(&mut example_state(), &settings(3000, 2), Some(&prior)).unwrap().sides[0].equilibrium.is_empty());
+        let asked = Settings { equilibrium: true, ..Settings::budget(3000, 2) };
+        assert!(search(&mut example_state(), &Settings::budget(3000, 2), Some(&prior)).unwrap().sides[0].equilibrium.is_empty());
         let r = search(&mut example_state(), &asked, Some(&prior)).unwrap();
         for side in &r.sides {
             assert_eq!(side.equilibrium.len(), side.options.len());
@@ -479,21 +484,21 @@ mod tests {
 
     #[test]
     fn a_prior_of_the_wrong_length_is_named() {
-        let err = search(&mut example_state(), &settings(10, 0), Some(&[1.0, 2.0])).unwrap_err();
+        let err = search(&mut example_state(), &Settings::budget(10, 0), Some(&[1.0, 2.0])).unwrap_err();
         assert!(err.contains("2 root priors"), "{err}");
     }
 
     #[test]
     fn without_a_prior_every_option_is_tried_and_with_one_the_favourite_is_searched_most() {
         // UCB1 keeps trying every option (PUCT over uniform priors left some at ~1% of visits)
-        let unguided = search(&mut example_state(), &settings(2000, 1), None).unwrap();
+        let unguided = search(&mut example_state(), &Settings::budget(2000, 1), None).unwrap();
         for side in &unguided.sides {
             assert!(side.visits.iter().all(|&n| n >= 50), "UCB1 keeps trying every option: {:?}", side.visits);
         }
         let n = unguided.sides[0].options.len();
         let mut prior = vec![0.001; n];
         prior[n - 1] = 1.0;
-        let guided = search(&mut example_state(), &settings(2000, 1), Some(&prior)).unwrap();
+        let guided = search(&mut example_state(), &Settings::budget(2000, 1), Some(&prior)).unwrap();
         let most = guided.sides[0].visits.iter().max().unwrap();
         assert_eq!(guided.sides[0].visits[n - 1], *most, "{:?}", guided.sides[0].visits);
         assert!(guided.sides[1].visits.iter().all(|&n| n > 0), "side two has no prior: UCB1");
@@ -505,7 +510,7 @@ mod tests {
         let mut prior = vec![0.01; n];
         prior[0] = 1.0;
         let guided_below = |deep: bool| {
-            let mut with = settings(3000, 5);
+            let mut with = Settings::budget(3000, 5);
             with.deep_prior = deep;
             let (nodes, _) = grow(&mut example_state(), &with, Some(&prior)).unwrap();
             nodes[1..].iter().filter(|node| node.guided && node.visits >= 30).map(|node| {
@@ -538,8 +543,8 @@ mod tests {
         plain.side_one.attack_boost = 2;
         assert_eq!(evaluate(&plain) - before, 60.0, "the engine's own table, as stage_discount() has it");
         // and the search's leaves take it
-        let weighed = Settings { stages_by_hp: true, ..settings(2000, 5) };
-        let (a, b) = (search(&mut state, &weighed, None).unwrap(), search(&mut state, &settings(2000, 5), None).unwrap());
+        let weighed = Settings { stages_by_hp: true, ..Settings::budget(2000, 5) };
+        let (a, b) = (search(&mut state, &weighed, None).unwrap(), search(&mut state, &Settings::budget(2000, 5), None).unwrap());
         assert_ne!(a.sides[0].values, b.sides[0].values);
         assert_ne!(a.root_eval, b.root_eval, "the root's evaluation is weighed as the leaves' are");
     }
@@ -562,10 +567,10 @@ mod tests {
         // a model that values only side one's own HP lead: side one's best is what costs it least
         let mut weights = vec![0.0; crate::features::NAMES.len()];
         weights[1] = 8.0;
-        let mut with = settings(1500, 3);
+        let mut with = Settings::budget(1500, 3);
         with.leaf = Some(LeafModel::new(weights.clone(), false).unwrap());
         let a = search(&mut example_state(), &with, None).unwrap();
-        let b = search(&mut example_state(), &settings(1500, 3), None).unwrap();
+        let b = search(&mut example_state(), &Settings::budget(1500, 3), None).unwrap();
         assert_ne!(a.sides[0].visits, b.sides[0].visits);
         let mut state = example_state();
         let before = state.serialize();
@@ -583,9 +588,9 @@ mod tests {
         for p in state.side_one.pokemon.pkmn.iter_mut().skip(1) {
             p.hp = 1;
         }
-        let mut absolute = settings(1500, 3);
+        let mut absolute = Settings::budget(1500, 3);
         absolute.leaf = Some(LeafModel::new(weights.clone(), false).unwrap());
-        let mut relative = settings(1500, 3);
+        let mut relative = Settings::budget(1500, 3);
         relative.leaf = Some(LeafModel::new(weights, true).unwrap());
         let a = search(&mut state, &absolute, None).unwrap();
         let r = search(&mut state, &relative, None).unwrap();

@@ -141,9 +141,8 @@ mod python {
             return Err(PyValueError::new_err("self_play needs iterations above 0"));
         }
         let player = |iterations: u32, leaf: Option<Vec<f32>>, relative: bool, hidden: Option<Hidden>| -> PyResult<Settings> {
-            Ok(Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed,
-                          leaf: leaf.map(|w| leaf_model(w, relative, hidden)).transpose()?, deep_prior: false,
-                          tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false, equilibrium: false })
+            Ok(Settings { leaf: leaf.map(|w| leaf_model(w, relative, hidden)).transpose()?,
+                          ..Settings::budget(iterations, seed) })
         };
         let settings = player(iterations, leaf, leaf_relative, leaf_hidden)?;
         let foe = if foe {

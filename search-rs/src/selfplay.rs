@@ -81,20 +81,13 @@ fn most_visited(options: &[MoveChoice], visits: &[u32]) -> MoveChoice {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::duct::ENGINE_TERA_CHARGE;
     use crate::example::example_state;
-
-    fn settings(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None,
-                   deep_prior: false, tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false,
-                   equilibrium: false }
-    }
 
     #[test]
     fn a_game_is_played_to_its_end_from_the_state_it_leaves_as_found() {
         let mut state = example_state();
         let before = state.serialize();
-        let game = play(&mut state, &settings(300, 1), None, 300).unwrap();
+        let game = play(&mut state, &Settings::budget(300, 1), None, 300).unwrap();
         assert_eq!(state.serialize(), before);
         assert_eq!(game.states[0], before);
         assert!(game.states.len() > 3, "a six-a-side battle over in {} decisions", game.states.len());
@@ -108,8 +101,8 @@ mod tests {
     #[test]
     fn a_foe_with_the_same_settings_plays_the_same_game() {
         let mut state = example_state();
-        let alone = play(&mut state, &settings(200, 4), None, 300).unwrap();
-        let matched = play(&mut state, &settings(200, 4), Some(&settings(200, 4)), 300).unwrap();
+        let alone = play(&mut state, &Settings::budget(200, 4), None, 300).unwrap();
+        let matched = play(&mut state, &Settings::budget(200, 4), Some(&Settings::budget(200, 4)), 300).unwrap();
         assert_eq!(alone.states, matched.states);
         assert_eq!(alone.winner, matched.winner);
     }
@@ -117,7 +110,7 @@ mod tests {
     #[test]
     fn a_foe_that_searches_far_more_wins_most_games_from_either_seat() {
         // side two's own search at 3,000 iterations against side one's at 3, and the other way
-        let (weak, strong) = (settings(3, 0), settings(3000, 0));
+        let (weak, strong) = (Settings::budget(3, 0), Settings::budget(3000, 0));
         let mut strong_won = 0;
         for seed in 0..6 {
             let mut state = example_state();
@@ -138,7 +131,7 @@ mod tests {
             for p in weak.pokemon.pkmn.iter_mut() {
                 p.hp = 1;
             }
-            let game = play(&mut state, &settings(300, 2), None, 300).unwrap();
+            let game = play(&mut state, &Settings::budget(300, 2), None, 300).unwrap();
             assert_eq!(game.winner, Some(if weak_side_one { 0.0 } else { 1.0 }), "side one weak: {weak_side_one}");
         }
     }
@@ -146,11 +139,11 @@ mod tests {
     #[test]
     fn a_game_is_the_same_for_the_same_seed_and_stops_at_its_turns() {
         let mut state = example_state();
-        let a = play(&mut state, &settings(200, 7), None, 300).unwrap();
-        let b = play(&mut state, &settings(200, 7), None, 300).unwrap();
+        let a = play(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
+        let b = play(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
         assert_eq!(a.states, b.states);
         assert_eq!(a.winner, b.winner);
-        let short = play(&mut state, &settings(200, 7), None, 2).unwrap();
+        let short = play(&mut state, &Settings::budget(200, 7), None, 2).unwrap();
         assert_eq!(short.states.len(), 2);
         assert_eq!(short.winner, None);
         assert_eq!(short.states[..], a.states[..2]);
