@@ -414,6 +414,7 @@ def main(argv=None):
         if args.hidden:
             units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)
             extra["hidden"] = {"rows": [[round(v, 6) for v in u] for u in units], "out": [round(v, 6) for v in out]}
+        args.write.parent.mkdir(parents=True, exist_ok=True)
         args.write.write_text(json.dumps({
             "features": names, "weights": [round(float(v), 5) for v in final], **extra,
             "fitted": {"date": datetime.date.today().isoformat(),
