@@ -16,12 +16,12 @@ use poke_engine::state::{Move, Pokemon, PokemonStatus, Side, State};
 
 /// The features' names, in order: each side's measure (`side_measures`) as a lead, then the
 /// engine's evaluation.
-pub const NAMES: [&str; 36] = [
+pub const NAMES: [&str; 34] = [
     "alive", "hp", "active_hp", "burned", "frozen", "asleep", "paralysed", "toxic", "poisoned", "items",
     "attack_stage", "defense_stage", "special_attack_stage", "special_defense_stage", "speed_stage",
     "leech_seed", "substitute", "confusion", "reflect", "light_screen", "aurora_veil", "tailwind", "safeguard",
     "stealth_rock", "spikes", "toxic_spikes", "sticky_web", "used_tera", "faster", "best_hit", "can_ko",
-    "ko_first", "bench_best_hit", "answers", "duels", "engine_eval",
+    "ko_first", "bench_best_hit", "engine_eval",
 ];
 const PER_SIDE: usize = NAMES.len() - 1;
 
@@ -33,8 +33,8 @@ pub struct LeafModel {
     /// weight out) adding out · tanh(row · features). It has no biases, so it is odd in the
     /// features and the model stays the same from either seat.
     hidden: Vec<(Vec<f32>, f32)>,
-    /// The dear features the model weighs anywhere (the rest are not measured).
-    dear: Dear,
+    /// Whether the model weighs the bench's answer anywhere (else it is not measured).
+    bench: bool,
     /// The search values a leaf by sigmoid(logit(leaf) - logit(root)), not sigmoid(logit(leaf)).
     pub relative: bool,
 }
@@ -58,8 +58,8 @@ fn finite(weights: &[f32]) -> Result<(), String> {
 impl LeafModel {
     pub fn new(weights: Vec<f32>, relative: bool) -> Result<LeafModel, String> {
         checked(&weights, "leaf weights")?;
-        let dear = Dear::weighed_by(&weights);
-        Ok(LeafModel { weights, hidden: Vec::new(), dear, relative })
+        let bench = weights[BENCH] != 0.0;
+        Ok(LeafModel { weights, hidden: Vec::new(), bench, relative })
     }
 
     /// The model with a hidden layer: `rows` (each one weight per feature) and `out` (one weight
@@ -72,9 +72,7 @@ impl LeafModel {
             checked(row, "hidden weights")?;
         }
         finite(&out)?;
-        for row in &rows {
-            self.dear = self.dear.or(Dear::weighed_by(row));
-        }
+        self.bench |= rows.iter().any(|r| r[BENCH] != 0.0);
         self.hidden = rows.into_iter().zip(out).collect();
         Ok(self)
     }
@@ -91,52 +89,27 @@ impl LeafModel {
         1.0 / (1.0 + (baseline - self.logit(state)).exp())
     }
 
-    /// The model's log-odds of side one winning from `state`. The dear features (the bench's
-    /// answer, the duels) are measured only where the model weighs them.
+    /// The model's log-odds of side one winning from `state`. The bench's answer, the dearest
+    /// feature by far, is measured only where the model weighs it.
     pub fn logit(&self, state: &State) -> f32 {
-        let x = measured(state, self.dear);
+        let x = measured(state, self.bench);
         let dot = |w: &[f32]| -> f32 { x.iter().zip(w).map(|(a, b)| a * b).sum() };
         dot(&self.weights) + self.hidden.iter().map(|(row, out)| out * dot(row).tanh()).sum::<f32>()
     }
 }
 
-/// NAMES' index of the bench's answer (bench_best_hit), and of the two measures of the teams'
-/// one-on-one duels (answers, duels).
+/// NAMES' index of the bench's answer (bench_best_hit).
 const BENCH: usize = 32;
-const ANSWERS: usize = 33;
-const DUELS: usize = 34;
-
-/// The features that cost more than the rest put together, each measured only where a model
-/// weighs it: the bench's answer (a hit per move of the bench), and the duels (every pair of
-/// the two teams' Pokemon, a hit per move each way).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Dear {
-    pub bench: bool,
-    pub duels: bool,
-}
-
-impl Dear {
-    pub const ALL: Dear = Dear { bench: true, duels: true };
-
-    /// Those that `weights` (one per feature) weigh.
-    fn weighed_by(weights: &[f32]) -> Dear {
-        Dear { bench: weights[BENCH] != 0.0, duels: weights[ANSWERS] != 0.0 || weights[DUELS] != 0.0 }
-    }
-
-    fn or(self, other: Dear) -> Dear {
-        Dear { bench: self.bench || other.bench, duels: self.duels || other.duels }
-    }
-}
 
 /// The features of `state` (NAMES' order), side one's lead in each.
 pub fn features(state: &State) -> Vec<f32> {
-    measured(state, Dear::ALL)
+    measured(state, true)
 }
 
-/// features(), with the dear features `dear` leaves out at 0.
-fn measured(state: &State, dear: Dear) -> Vec<f32> {
-    let one = side_measures(state, &state.side_one, &state.side_two, dear);
-    let two = side_measures(state, &state.side_two, &state.side_one, dear);
+/// features(), with the bench's answer left at 0 unless `bench`.
+fn measured(state: &State, bench: bool) -> Vec<f32> {
+    let one = side_measures(state, &state.side_one, &state.side_two, bench);
+    let two = side_measures(state, &state.side_two, &state.side_one, bench);
     let mut out: Vec<f32> = one.iter().zip(&two).map(|(a, b)| a - b).collect();
     out.push(evaluate(state) / 100.0);
     out
@@ -154,7 +127,7 @@ fn stage_multiplier(boost: i8) -> f32 {
 }
 
 /// What `me` has, measured against `foe` where a measure is about the two actives.
-fn side_measures(state: &State, me: &Side, foe: &Side, dear: Dear) -> [f32; PER_SIDE] {
+fn side_measures(state: &State, me: &Side, foe: &Side, bench: bool) -> [f32; PER_SIDE] {
     let mut m = [0.0f32; PER_SIDE];
     let active = me.get_active_immutable();
     let mut grounded_exposed = 0.0;
@@ -215,51 +188,20 @@ fn side_measures(state: &State, me: &Side, foe: &Side, dear: Dear) -> [f32; PER_
         let (mine, other) = (speed(active, me), speed(theirs, foe));
         let faster = if state.trick_room.active { mine < other } else { mine > other };
         m[28] = if mine == other { 0.5 } else if faster { 1.0 } else { 0.0 };
-        let hit = best_hit(active, Stages::of(me), theirs, Stages::of(foe));
+        let hit = best_hit(active, Stages::of(me), theirs, foe);
         m[29] = (hit / theirs.hp.max(1) as f32).min(1.0);
         m[30] = if hit >= theirs.hp as f32 { 1.0 } else { 0.0 };
         // the two actives' exchange, which a sum of leads cannot see: a knock-out struck first
         m[31] = m[30] * m[28];
-        if dear.bench {
+        if bench {
             // the answer waiting on the bench: its hardest hit on the foe's active
             let answer = me.pokemon.into_iter().enumerate()
                 .filter(|(i, p)| *i != me.active_index as usize && p.hp > 0)
-                .map(|(_, p)| best_hit(p, Stages::NONE, theirs, Stages::of(foe))).fold(0.0, f32::max);
+                .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe)).fold(0.0, f32::max);
             m[BENCH] = (answer / theirs.hp.max(1) as f32).min(1.0);
         }
     }
-    if dear.duels {
-        (m[ANSWERS], m[DUELS]) = duels(me, foe, state.trick_room.active);
-    }
     m
-}
-
-/// How `me`'s team fares one on one against `foe`'s, the Pokemon still standing: the share of
-/// the foe's six that one of `me`'s beats (answers), and the share of the 36 pairs `me`'s
-/// Pokemon wins (duels). A static measure sees who leads now; whether each threat left has an
-/// answer is what decides a battle's end, and a search of a turn or two cannot look that far.
-fn duels(me: &Side, foe: &Side, trick_room: bool) -> (f32, f32) {
-    let (mut answered, mut won) = (0.0, 0.0);
-    for q in foe.pokemon.into_iter().filter(|q| q.hp > 0) {
-        let beaten = me.pokemon.into_iter().filter(|p| p.hp > 0 && beats(p, q, trick_room)).count();
-        answered += if beaten > 0 { 1.0 / 6.0 } else { 0.0 };
-        won += beaten as f32 / 36.0;
-    }
-    (answered, won)
-}
-
-/// Whether `p` beats `q` one on one, fresh from the bench (no stages, at their HP now), each
-/// striking with its hardest hit every turn: the one that needs fewer hits to knock the other
-/// out wins, the faster where they need as many. Neither wins where neither can in 8 hits.
-pub fn beats(p: &Pokemon, q: &Pokemon, trick_room: bool) -> bool {
-    const NEVER: f32 = 8.0;
-    let hits = |a: &Pokemon, b: &Pokemon| {
-        let hit = best_hit(a, Stages::NONE, b, Stages::NONE);
-        if hit <= 0.0 { NEVER + 1.0 } else { (b.hp as f32 / hit).ceil().min(NEVER + 1.0) }
-    };
-    let (mine, theirs) = (hits(p, q), hits(q, p));
-    let faster = if trick_room { p.speed < q.speed } else { p.speed > q.speed };
-    mine <= NEVER && (mine < theirs || (mine == theirs && faster))
 }
 
 /// The active's speed with its stage, paralysis and Tailwind.
@@ -274,44 +216,40 @@ fn speed(p: &Pokemon, side: &Side) -> f32 {
     s
 }
 
-/// The stat stages a hit is dealt and taken with: the active's (its side's), or none for a
-/// Pokemon on the bench, which leaves its side's stages behind when it comes in.
+/// The attack stages a hit is dealt with: the active's (its side's), or none for a Pokemon on the
+/// bench, which leaves its side's stages behind when it comes in.
 #[derive(Clone, Copy, Debug)]
 pub struct Stages {
     pub attack: i8,
-    pub defense: i8,
     pub special_attack: i8,
-    pub special_defense: i8,
 }
 
 impl Stages {
-    pub const NONE: Stages = Stages { attack: 0, defense: 0, special_attack: 0, special_defense: 0 };
+    pub const NONE: Stages = Stages { attack: 0, special_attack: 0 };
 
     pub fn of(side: &Side) -> Stages {
-        Stages { attack: side.attack_boost, defense: side.defense_boost, special_attack: side.special_attack_boost,
-                 special_defense: side.special_defense_boost }
+        Stages { attack: side.attack_boost, special_attack: side.special_attack_boost }
     }
 }
 
 /// A rough estimate of the most damage `p`'s moves deal `target` (hit() of each usable move): a
 /// feature, not a calc.
-pub fn best_hit(p: &Pokemon, stages: Stages, target: &Pokemon, guard: Stages) -> f32 {
-    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, stages, m, target, guard)).fold(0.0, f32::max)
+pub fn best_hit(p: &Pokemon, stages: Stages, target: &Pokemon, target_side: &Side) -> f32 {
+    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, stages, m, target, target_side)).fold(0.0, f32::max)
 }
 
 /// A rough estimate of the damage `mv` of `p` deals `target` (the damage formula's core with
-/// stages (`stages` the attacker's, `guard` the target's), STAB, type and burn; no items,
-/// abilities, weather or rolls); 0 for a status move.
-pub fn hit(p: &Pokemon, stages: Stages, mv: &Move, target: &Pokemon, guard: Stages) -> f32 {
+/// stages, STAB, type and burn; no items, abilities, weather or rolls); 0 for a status move.
+pub fn hit(p: &Pokemon, stages: Stages, mv: &Move, target: &Pokemon, target_side: &Side) -> f32 {
     let c = &mv.choice;
     let (attack, defense) = match c.category {
         MoveCategory::Physical => {
             let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
             (p.attack as f32 * stage_multiplier(stages.attack) * burn,
-             target.defense as f32 * stage_multiplier(guard.defense))
+             target.defense as f32 * stage_multiplier(target_side.defense_boost))
         }
         MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(stages.special_attack),
-                                  target.special_defense as f32 * stage_multiplier(guard.special_defense)),
+                                  target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
         _ => return 0.0,
     };
     if c.base_power <= 0.0 {
@@ -371,7 +309,7 @@ mod tests {
         assert_eq!((first[ko_first], second[ko_first]), (1.0, 0.0), "side one's knock-out, struck first then not");
         // the bench's answer to the foe's active is dealt without the active's stages
         let mut state = example_state();
-        let mine = |s: &State| side_measures(s, &s.side_one, &s.side_two, Dear::ALL);
+        let mine = |s: &State| side_measures(s, &s.side_one, &s.side_two, true);
         let before = mine(&state);
         state.side_one.attack_boost = 6;
         state.side_one.special_attack_boost = 6;
@@ -382,48 +320,16 @@ mod tests {
     }
 
     #[test]
-    fn a_model_that_does_not_weigh_the_dear_features_values_as_one_that_measures_them() {
-        assert_eq!([NAMES[BENCH], NAMES[ANSWERS], NAMES[DUELS]], ["bench_best_hit", "answers", "duels"]);
-        let mut state = example_state();
-        state.side_two.pokemon.pkmn[2].hp = 1;   // so that the duels are not even
-        let x = features(&state);
-        assert!(x[BENCH] != 0.0 && x[ANSWERS] != 0.0 && x[DUELS] != 0.0, "{x:?}");
-        let dear = [BENCH, ANSWERS, DUELS];
-        let weights: Vec<f32> = (0..NAMES.len()).map(|k| if dear.contains(&k) { 0.0 } else { 0.1 * k as f32 }).collect();
-        let cheap: f32 = x.iter().zip(&weights).map(|(a, w)| a * w).sum();
-        assert!((LeafModel::new(weights.clone(), false).unwrap().logit(&state) - cheap).abs() < 1e-5);
-        for k in dear {
-            let mut weighed = weights.clone();
-            weighed[k] = 1.0;
-            let logit = LeafModel::new(weighed, false).unwrap().logit(&state);
-            assert!((logit - cheap - x[k]).abs() < 1e-5, "{} weighed is measured", NAMES[k]);
-        }
-    }
-
-    #[test]
-    fn a_threat_left_without_an_answer_is_seen() {
+    fn a_model_that_does_not_weigh_the_bench_values_as_one_that_measures_it() {
+        assert_eq!(NAMES[BENCH], "bench_best_hit");
         let state = example_state();
-        let [chomp, corv, pika] = [0, 1, 2].map(|k| &state.side_one.pokemon.pkmn[k]);
-        // by the rough hits, the three go round: Earthquake on a Pikachu whose Thunderbolt cannot
-        // touch it, Body Press on Garchomp (which resists Brave Bird, is immune to nothing and
-        // hits Corviknight in four), Thunderbolt on Corviknight, faster than its Brave Bird
-        assert!(beats(chomp, pika, false) && beats(corv, chomp, false) && beats(pika, corv, false));
-        assert!(!beats(pika, chomp, false) && !beats(chomp, corv, false) && !beats(corv, pika, false));
-        assert!(!beats(pika, pika, false), "equals in everything: neither wins");
-        let at = |name: &str| NAMES.iter().position(|n| *n == name).unwrap();
-        assert_eq!(features(&state)[at("answers")], 0.0, "the same three on each side");
-        // side one's Pikachu left against side two's Garchomp: a threat without an answer
-        let mut alone = state.clone();
-        for k in [0, 1] {
-            alone.side_one.pokemon.pkmn[k].hp = 0;
-            alone.side_two.pokemon.pkmn[k].hp = 0;
-        }
-        let x = features(&alone);
-        assert!((x[at("answers")] + 1.0 / 6.0).abs() < 1e-6, "{}", x[at("answers")]);
-        assert!((x[at("duels")] + 1.0 / 36.0).abs() < 1e-6, "{}", x[at("duels")]);
-        let mut swapped_alone = alone.clone();
-        std::mem::swap(&mut swapped_alone.side_one, &mut swapped_alone.side_two);
-        assert!((features(&swapped_alone)[at("answers")] - 1.0 / 6.0).abs() < 1e-6);
+        let weights: Vec<f32> = (0..NAMES.len()).map(|k| if k == BENCH { 0.0 } else { 0.1 * k as f32 }).collect();
+        let full: f32 = features(&state).iter().zip(&weights).map(|(x, w)| x * w).sum();
+        assert!((LeafModel::new(weights.clone(), false).unwrap().logit(&state) - full).abs() < 1e-5);
+        let mut weighed = weights;
+        weighed[BENCH] = 1.0;
+        let with_bench = LeafModel::new(weighed, false).unwrap().logit(&state);
+        assert!((with_bench - full - features(&state)[BENCH]).abs() < 1e-5);
     }
 
     #[test]

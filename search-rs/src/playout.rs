@@ -19,8 +19,8 @@ pub fn hardest(state: &State, k: usize, options: &[MoveChoice]) -> MoveChoice {
     let (me, foe) = if k == 0 { (&state.side_one, &state.side_two) } else { (&state.side_two, &state.side_one) };
     let (active, target) = (me.get_active_immutable(), foe.get_active_immutable());
     let damage = |o: &MoveChoice| match o {
-        MoveChoice::Move(i) => Some(hit(active, Stages::of(me), &active.moves[i], target, Stages::of(foe))),
-        MoveChoice::Switch(i) => Some(best_hit(&me.pokemon[*i], Stages::NONE, target, Stages::of(foe))),
+        MoveChoice::Move(i) => Some(hit(active, Stages::of(me), &active.moves[i], target, foe)),
+        MoveChoice::Switch(i) => Some(best_hit(&me.pokemon[*i], Stages::NONE, target, foe)),
         _ => None,
     };
     let moves = options.iter().any(|o| matches!(o, MoveChoice::Move(_)));
@@ -77,7 +77,7 @@ mod tests {
         let (me, foe) = (&state.side_one, &state.side_two);
         let (active, target) = (me.get_active_immutable(), foe.get_active_immutable());
         let of = |o: &MoveChoice| match o {
-            MoveChoice::Move(i) => hit(active, Stages::of(me), &active.moves[i], target, Stages::of(foe)),
+            MoveChoice::Move(i) => hit(active, Stages::of(me), &active.moves[i], target, foe),
             _ => -1.0,
         };
         assert!(matches!(chosen, MoveChoice::Move(_)), "{chosen:?}");
