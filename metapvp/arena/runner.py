@@ -75,7 +75,7 @@ def _worker(cfg: RunConfig, share: int, indices, results, stop):
                 results.put(("memory", {"worker": indices[0], "battles": n, **memory.sample()}))
     except Exception as e:  # noqa: BLE001 -- reported to the parent, which carries on
         results.put(("error", f"{type(e).__name__}: {e}"))
-    results.put(("done", None))
+    results.put(("done", share))
 
 
 def left_to_play(cfg: RunConfig, earlier: Earlier) -> list[tuple[int, list[int]]]:
@@ -88,15 +88,15 @@ def run(cfg: RunConfig) -> dict:
     earlier = prepare(cfg)
     ctx = mp.get_context("spawn")
     results, stop = ctx.Queue(), ctx.Event()
-    procs = [ctx.Process(target=_worker, args=(cfg, share, left, results, stop), daemon=True)
-             for share, left in left_to_play(cfg, earlier)]
+    jobs = left_to_play(cfg, earlier)
+    procs = [ctx.Process(target=_worker, args=(cfg, share, left, results, stop), daemon=True) for share, left in jobs]
     start = time.perf_counter()
     for p in procs:
         p.start()
-    done, tally, fatal, interrupted = 0, earlier.tally, [], False
+    finished, tally, fatal, interrupted = set(), earlier.tally, [], False
     bar = tqdm(total=cfg.num_matches, initial=len(earlier.done), unit="battle", file=sys.stderr, disable=cfg.quiet)
     try:
-        while done < len(procs):
+        while len(finished) < len(procs):
             try:
                 kind, payload = results.get(timeout=1.0)
             except queue.Empty:
@@ -113,7 +113,7 @@ def run(cfg: RunConfig) -> dict:
                 fatal.append(payload)
                 tqdm.write(f"worker failed: {payload}", file=sys.stderr)
             else:
-                done += 1
+                finished.add(payload)
     except KeyboardInterrupt:
         interrupted = True
     finally:
@@ -124,8 +124,12 @@ def run(cfg: RunConfig) -> dict:
                 _collect_while_stopping(procs, results, tally)
             bar.close()
             _reap(procs)
+    lost = [] if interrupted else [(share, p.exitcode) for (share, _), p in zip(jobs, procs) if share not in finished]
+    for share, code in lost:
+        fatal.append(f"worker {share} died (exit code {code}) before its share was played: the battles it had not "
+                     f"finished are not in the results; --resume plays them")
     return report(cfg, tally, fatal, earlier.seconds + time.perf_counter() - start, interrupted,
-                  resumed=len(earlier.done))
+                  lost_workers=len(lost), resumed=len(earlier.done))
 
 
 def _collect_while_stopping(procs, results, tally: Tally, seconds: float = 10):

@@ -77,12 +77,19 @@ class NativeSearchTest(unittest.TestCase):
         c = self.m.search(self.state, iterations=1500, seed=6)
         self.assertNotEqual(a["s1"]["visits"], c["s1"]["visits"])
 
-    def test_a_panic_of_the_engine_in_the_search_is_a_value_error_naming_it(self):
+    def test_a_panic_of_the_engine_in_a_search_or_a_game_is_a_value_error_naming_it(self):
         """poke-engine panics on a state it cannot play (here side one's active asleep with a Rest
-        counter of -1): the search's error, named, and the process goes on."""
+        counter of -1): in our search, a game played on and poke-engine's own search alike, the
+        call's error, named, and the process goes on (a panic is not an Exception: uncaught, it
+        took a head2head worker with it)."""
         broken = self.state.replace(",NONE,0,0,", ",SLEEP,-1,0,", 1)
-        with self.assertRaisesRegex(ValueError, r"the engine failed in the search \(Invalid rest_turns value: -1\)"):
-            self.m.search(broken, iterations=200, seed=0)
+        calls = {"the search": lambda s: self.m.search(s, iterations=200, seed=0),
+                 "a game played on": lambda s: self.m.self_play(s, 50, seed=0),
+                 "poke-engine's own search": lambda s: self.m.engine_mcts(s, iterations=200)}
+        for what, call in calls.items():
+            with self.subTest(what), self.assertRaisesRegex(
+                    ValueError, rf"the engine failed in {what} from .*\(Invalid rest_turns value: -1\)"):
+                call(broken)
         self.assertEqual(self.m.search(self.state, iterations=200, seed=0)["iterations"], 200)
 
     def test_a_deep_prior_changes_the_search_and_is_the_same_without_a_prior(self):

@@ -35,6 +35,13 @@ mod python {
         })
     }
 
+    /// A panic of the engine deep in a search or a game (`why`) as the error of the call, named
+    /// with `what` it was doing and the state it started from.
+    fn failed(what: &str, state: &str, why: String) -> PyErr {
+        let shown: String = state.chars().take(80).collect();
+        PyValueError::new_err(format!("the engine failed in {what} from {shown:?} ({why})"))
+    }
+
     /// poke-engine's State from its serialised form; poke-engine panics on a string it cannot
     /// read, which becomes a ValueError here (the panic's own message silenced: it is the error's).
     fn state_of(text: &str) -> PyResult<State> {
@@ -113,10 +120,7 @@ mod python {
         // a panic of the engine deep in the tree is this decision's error, named with the state
         let r = py
             .allow_threads(|| unpanicked(|| run_search(&mut s, &settings, priors.as_deref())))
-            .map_err(|why| {
-                let shown: String = state.chars().take(80).collect();
-                PyValueError::new_err(format!("the engine failed in the search ({why}) of {shown:?}"))
-            })?
+            .map_err(|why| failed("the search", state, why))?
             .map_err(PyValueError::new_err)?;
         result_dict(py, &s, &r)
     }
@@ -153,10 +157,7 @@ mod python {
         let mut s = state_of(state)?;
         let game = py
             .allow_threads(|| unpanicked(|| crate::selfplay::play(&mut s, &settings, foe.as_ref(), max_turns)))
-            .map_err(|why| {
-                let shown: String = state.chars().take(80).collect();
-                PyValueError::new_err(format!("the engine failed in a game played on from {shown:?} ({why})"))
-            })?
+            .map_err(|why| failed("a game played on", state, why))?
             .map_err(PyValueError::new_err)?;
         let d = PyDict::new(py);
         d.set_item("states", game.states)?;
@@ -212,7 +213,10 @@ mod python {
     fn engine_mcts<'py>(py: Python<'py>, state: &str, iterations: u32, ms: u64) -> PyResult<Bound<'py, PyDict>> {
         let mut s = state_of(state)?;
         let (a, b) = s.root_get_all_options();
-        let r = py.allow_threads(|| perform_mcts(&mut s, a, b, Duration::from_millis(ms), iterations));
+        // its own search panics where ours would (a stat stage its instructions took past 6)
+        let r = py
+            .allow_threads(|| unpanicked(|| perform_mcts(&mut s, a, b, Duration::from_millis(ms), iterations)))
+            .map_err(|why| failed("poke-engine's own search", state, why))?;
         let d = PyDict::new(py);
         d.set_item("s1_visits", r.s1.iter().map(|x| x.visits).collect::<Vec<_>>())?;
         d.set_item("s2_visits", r.s2.iter().map(|x| x.visits).collect::<Vec<_>>())?;
