@@ -6,7 +6,8 @@ A breakage no test catches is a hole in the suite: the run exits 1 and names it.
 
 The copy is made once (the tracked files, with this checkout's js/node_modules linked in) and
 each breakage is undone after its tests; the checkout itself is never changed. A breakage of
-js/ rebuilds the copy's bundles first. Output: one line per breakage, then a Markdown table
+js/ rebuilds the copy's bundles first, and one of the native search's Python bindings
+(search-rs/src/lib.rs) builds the copy's own module. Output: one line per breakage, then a Markdown table
 (for docs/testing.md)."""
 from __future__ import annotations
 
@@ -45,6 +46,17 @@ def copy_built_checkout(dest: Path):
     copy_checkout(dest)
     (dest / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
     shutil.copytree(ROOT / "build", dest / "build", ignore=shutil.ignore_patterns("bundle.stamp"))
+
+
+BINDINGS = "search-rs/src/lib.rs"
+MODULE = "metapvp_search.abi3.so"   # found in the copy, first on its path, before the installed one
+
+
+def build_module(copy: Path):
+    """The copy's metapvp_search, built from its crate as it is now and put at the copy's root."""
+    subprocess.run(["cargo", "build", "--release", "--features", "python"], cwd=copy / "search-rs", check=True,
+                   capture_output=True)
+    shutil.copy(copy / "search-rs" / "target" / "release" / "libmetapvp_search.so", copy / MODULE)
 
 
 def run_tests(copy: Path, tests: list[str]) -> tuple[bool, list[str]]:
@@ -87,9 +99,12 @@ def main() -> int:
                 if m["file"].startswith("js/"):
                     subprocess.run([str(copy / "scripts" / "compile-headless-client.sh")], cwd=copy, check=True,
                                    capture_output=True)
+                if m["file"] == BINDINGS:
+                    build_module(copy)
                 passed, failed = run_tests(copy, m["tests"])
             finally:
                 target.write_text(original)
+                (copy / MODULE).unlink(missing_ok=True)
                 if m["file"].startswith("js/"):
                     subprocess.run([str(copy / "scripts" / "compile-headless-client.sh")], cwd=copy, check=True,
                                    capture_output=True)
