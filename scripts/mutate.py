@@ -26,6 +26,8 @@ from metapvp.tests.checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTATIONS = ROOT / "scripts" / "mutations.yml"
+BINDINGS = "search-rs/src/lib.rs"
+MODULE = "metapvp_search.abi3.so"   # found in the copy, first on its path, before the installed one
 
 
 def load(path: Path = MUTATIONS) -> list[dict]:
@@ -46,10 +48,6 @@ def copy_built_checkout(dest: Path):
     copy_checkout(dest)
     (dest / "js" / "node_modules").symlink_to(ROOT / "js" / "node_modules")
     shutil.copytree(ROOT / "build", dest / "build", ignore=shutil.ignore_patterns("bundle.stamp"))
-
-
-BINDINGS = "search-rs/src/lib.rs"
-MODULE = "metapvp_search.abi3.so"   # found in the copy, first on its path, before the installed one
 
 
 def build_module(copy: Path):

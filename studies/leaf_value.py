@@ -414,13 +414,13 @@ def main(argv=None):
         if args.hidden:
             units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)
             extra["hidden"] = {"rows": [[round(v, 6) for v in u] for u in units], "out": [round(v, 6) for v in out]}
-        args.write.parent.mkdir(parents=True, exist_ok=True)
-        args.write.write_text(json.dumps({
+        model = json.dumps({
             "features": names, "weights": [round(float(v), 5) for v in final], **extra,
             "fitted": {"date": datetime.date.today().isoformat(),
                        "command": "./rp studies/leaf_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
                        **({"logs": [str(r) for r in args.logs]} if args.logs else
-                          {"player": args.player, "explore": args.explore}), **result}}, indent=1) + "\n")
+                          {"player": args.player, "explore": args.explore}), **result}}, indent=1) + "\n"
+        write_whole(args.write, lambda f: f.write(model.encode()))   # its folder made, and written whole
         print(f"wrote {args.write}")
     print(json.dumps(result))
 
