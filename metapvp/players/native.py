@@ -78,8 +78,8 @@ class NativeConfig:
     """How the searched worlds choose: "visits" (the option most visited, over all worlds),
     "equilibrium" (the option most played, over all worlds, in our strategy at the equilibrium of
     each world's root as a game of one turn: the mean value of each joint choice searched;
-    search-rs/src/matrix.rs) or "guarded" (the most visited, over all worlds, among the options
-    whose mean value over the worlds is near the best's: guarded())."""
+    search-rs/src/matrix.rs) or "value" (the option of the highest mean value over the worlds,
+    among those every world searched enough to weigh: by_value())."""
     stages: str = "engine"
     """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
     HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
@@ -111,9 +111,9 @@ class NativeConfig:
             raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
                              f"(got stages={self.stages!r}, search={self.search!r})")
         theirs = self.search == "poke-engine" and self.choice != "visits"
-        if self.choice not in ("visits", "equilibrium", "guarded") or theirs:
-            raise ValueError(f"native search: choice is visits, equilibrium or guarded, visits with poke-engine's "
-                             f"search (got choice={self.choice!r}, search={self.search!r})")
+        if self.choice not in ("visits", "equilibrium", "value") or theirs:
+            raise ValueError(f"native search: choice is visits, equilibrium or value, visits with poke-engine's search "
+                             f"(got choice={self.choice!r}, search={self.search!r})")
         if self.foe not in ("drawn", "told"):
             raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
         if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
@@ -162,7 +162,7 @@ class NativeConfig:
 class NativeSearch:
     """The native search of a batch of decisions: their worlds drawn in one call to the battles'
     engine, searched in a pool of threads, each world's weight per action (its visits, or its
-    equilibrium's shares of them) added up, or guarded by its mean values (NativeConfig.choice)."""
+    equilibrium's shares of them) added up, or its mean values averaged (NativeConfig.choice)."""
 
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
@@ -178,7 +178,7 @@ class NativeSearch:
 
     def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None) -> dict[int, np.ndarray]:
         """{row: weight per action (the action table's width), the most weighed to be played: the
-        worlds' visits added up, or guarded() with choice=guarded} for the rows whose worlds could
+        worlds' visits added up, or by_value() with choice=value} for the rows whose worlds could
         be drawn and searched; `probs`: the policy's probabilities per row (None: uniform
         priors). `last` keeps the visits, whatever the choice (a teacher's targets)."""
         self.last = {}
@@ -209,7 +209,7 @@ class NativeSearch:
                     total[a] += n
             self.searched += 1
             self.last[decisions.keys[i]] = total
-            out[i] = guarded(searched, width) if self.config.choice == "guarded" else total
+            out[i] = by_value(searched, width) if self.config.choice == "value" else total
         return out
 
     def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float]]:
@@ -250,38 +250,27 @@ class NativeSearch:
 
 
 CONSIDERED = 0.02
-"""The least share of a world's visits an option must have had there for its mean value to be
-trusted: the mean of an option seldom visited is stale (most of its visits came before the foe's
-answers were found) and so too high (docs/lab/native-agent.md, "How the worlds are weighed")."""
-
-GUARD = 0.1
-"""With choice=guarded, how far below the best trusted mean value over the worlds an option's
-may fall before it is set aside."""
+"""With choice=value, the least share of a world's visits an option must have had there for its
+mean value to be weighed: fewer leave the mean too uncertain beside the searched options'."""
 
 
-def guarded(worlds: list[list[tuple[int, float, float]]], width: int) -> np.ndarray:
-    """Each action's weight for choice=guarded from every world's (action, visits, mean value):
-    its visits over the worlds, as choice=visits plays, save that an option whose mean value over
-    the worlds (each weighing the same) is more than GUARD below the best of the options every
-    world trusted (CONSIDERED) is set aside, below every other: summed visits let a world that
-    found its options alike outvote one in which the option is ruinous. A low mean is trusted
-    however few its visits (staleness errs high)."""
-    total, mean = np.zeros(width), np.zeros(width)
-    searched, trusted = np.ones(width, dtype=bool), np.ones(width, dtype=bool)
+def by_value(worlds: list[list[tuple[int, float, float]]], width: int) -> np.ndarray:
+    """Each action's weight for choice=value from every world's (action, visits, mean value):
+    for an action every world gave at least CONSIDERED of its visits, its mean value over the
+    worlds, each world weighing the same (summed visits let a world that found its options alike
+    outvote one that found an option ruinous); below them all, the rest by their visits."""
+    mean, total = np.zeros(width), np.zeros(width)
+    weighed = np.ones(width, dtype=bool)
     for world in worlds:
         visits = sum(n for _, n, _ in world)
-        seen, sure = np.zeros(width, dtype=bool), np.zeros(width, dtype=bool)
+        here = np.zeros(width, dtype=bool)
         for a, n, q in world:
             total[a] += n
-            if n > 0:
-                seen[a], sure[a] = True, n >= CONSIDERED * visits
+            if n > 0 and n >= CONSIDERED * visits:
+                here[a] = True
                 mean[a] += q / len(worlds)
-        searched &= seen
-        trusted &= sure
-    if not trusted.any():
-        return total
-    aside = searched & (mean < mean[trusted].max() - GUARD)
-    return np.where(aside, -1.0 + total / (total.sum() + 1.0), total)
+        weighed &= here
+    return np.where(weighed, mean, -1.0 + total / (total.sum() + 1.0))
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

@@ -20,7 +20,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import SEARCH_VALUE, available, leaf_model, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, guarded, root_prior
+from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, by_value, root_prior
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -632,25 +632,22 @@ class NativePlayerTest(unittest.TestCase):
                     self.assertEqual(search.failed, 0)
                     self.assertEqual(search.iterations, search.searched * 2 * iterations)
 
-    def test_the_guarded_choice_sets_aside_an_option_ruinous_in_a_world(self):
-        """guarded on known numbers: the worlds' summed visits choose, save that an option whose
-        mean value over the worlds falls well below the best trusted one's is set aside (a world
-        that found its options alike does not outvote one in which the option is ruinous, as
-        summed visits do), however few its visits; values near the best leave the visits to
-        choose. In a battle mcts(choice=guarded) plays guarded() of its worlds' searches and keeps
-        their summed visits (a teacher's targets)."""
+    def test_the_value_choice_weighs_every_world_alike(self):
+        """by_value on known numbers: a world that found its options alike does not outvote one in
+        which an option is ruinous, as summed visits do; an option some world hardly searched
+        weighs below every option all worlds searched, by its visits. In a battle mcts(choice=value)
+        plays by_value of its worlds' searches and keeps their summed visits (a teacher's targets)."""
         ruinous = [(0, 5000, 0.78), (1, 20, 0.19), (2, 4980, 0.79)]
         alike = [(0, 2000, 0.50), (1, 7000, 0.52), (2, 1000, 0.50)]
-        weights = guarded([ruinous, alike], 4)
-        np.testing.assert_array_equal(weights[[0, 2, 3]], [7000, 5980, 0])
+        weights = by_value([ruinous, alike], 4)
+        np.testing.assert_allclose(weights[[0, 2]], [0.64, 0.645], atol=1e-6)
         self.assertLess(weights[1], 0.0)
-        self.assertEqual(int(weights.argmax()), 0)
+        self.assertLess(weights[3], weights[1], "never searched: the least weight")
+        self.assertEqual(int(weights.argmax()), 2)
         self.assertEqual(int(np.argmax([5000 + 2000, 20 + 7000, 4980 + 1000])), 1, "summed visits play it")
-        near = guarded([[(0, 6000, 0.50), (1, 4000, 0.55)]], 2)
-        np.testing.assert_array_equal(near, [6000, 4000])
-        apart = guarded([[(0, 100, 0.9), (1, 0, float("nan"))], [(0, 0, float("nan")), (1, 300, 0.1)]], 2)
-        np.testing.assert_array_equal(apart, [100, 300])   # none trusted in both worlds: the visits
-        player = make_player("mcts(iterations=1000,choice=guarded)", seed=1)
+        apart = by_value([[(0, 100, 0.9), (1, 0, float("nan"))], [(0, 0, float("nan")), (1, 300, 0.1)]], 2)
+        self.assertEqual(int(apart.argmax()), 1, "no option searched in both worlds: the most visited")
+        player = make_player("mcts(iterations=1000,choice=value)", seed=1)
         search, worlds, checked = player.search, [], []
         weigh, weights_of = search._weighed, search.visits
 
@@ -663,7 +660,7 @@ class NativePlayerTest(unittest.TestCase):
             out = weights_of(decisions, rows, probs)
             for i, weights in out.items():   # one battle: a decision a call
                 width = decisions.mask.shape[1]
-                np.testing.assert_allclose(weights, guarded(worlds, width), atol=1e-6)
+                np.testing.assert_allclose(weights, by_value(worlds, width), atol=1e-6)
                 summed = np.zeros(width)
                 for world in worlds:
                     for a, n, _ in world:
@@ -680,8 +677,8 @@ class NativePlayerTest(unittest.TestCase):
             backend.close()
         self.assertEqual([r.error for r in results], [None])
         self.assertGreater(len(checked), 5)
-        self.assertEqual(make_player("native(choice=guarded):agent").config.prefix(),
-                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,choice=guarded)")
+        self.assertEqual(make_player("native(choice=value):agent").config.prefix(),
+                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,choice=value)")
 
     def test_told_worlds_are_the_true_battle_and_only_the_simulator_tells_them(self):
         """`foe=told` (a diagnostic): the player searches told worlds; at every decision where
@@ -787,7 +784,7 @@ class NativePlayerTest(unittest.TestCase):
                           ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search"),
                           ("native(stages=half):agent", "stages is engine or hp"),
                           ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search"),
-                          ("mcts(choice=nash)", "choice is visits, equilibrium or guarded"),
+                          ("mcts(choice=nash)", "choice is visits, equilibrium or value"),
                           ("mcts(search=poke-engine,choice=equilibrium)", "visits with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
