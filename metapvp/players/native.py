@@ -75,11 +75,10 @@ class NativeConfig:
     player has seen) or "told" (a diagnostic, not a player: every world is the true battle,
     which only the in-process simulator knows; docs/lab/native-agent.md, "The foe's sets told")."""
     choice: str = "visits"
-    """How the searched worlds choose: "visits" (the option most visited, over all worlds),
+    """How the searched worlds choose: "visits" (the option most visited, over all worlds) or
     "equilibrium" (the option most played, over all worlds, in our strategy at the equilibrium of
     each world's root as a game of one turn: the mean value of each joint choice searched;
-    search-rs/src/matrix.rs) or "value" (the option of the highest mean value over the worlds,
-    among those every world searched enough to weigh: by_value())."""
+    search-rs/src/matrix.rs)."""
     stages: str = "engine"
     """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
     HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
@@ -110,9 +109,8 @@ class NativeConfig:
         if self.stages not in ("engine", "hp") or (self.search == "poke-engine" and self.stages != "engine"):
             raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
                              f"(got stages={self.stages!r}, search={self.search!r})")
-        theirs = self.search == "poke-engine" and self.choice != "visits"
-        if self.choice not in ("visits", "equilibrium", "value") or theirs:
-            raise ValueError(f"native search: choice is visits, equilibrium or value, visits with poke-engine's search "
+        if self.choice not in ("visits", "equilibrium") or (self.search == "poke-engine" and self.choice != "visits"):
+            raise ValueError(f"native search: choice is visits or equilibrium, visits with poke-engine's search "
                              f"(got choice={self.choice!r}, search={self.search!r})")
         if self.foe not in ("drawn", "told"):
             raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
@@ -162,7 +160,7 @@ class NativeConfig:
 class NativeSearch:
     """The native search of a batch of decisions: their worlds drawn in one call to the battles'
     engine, searched in a pool of threads, each world's weight per action (its visits, or its
-    equilibrium's shares of them) added up, or its mean values averaged (NativeConfig.choice)."""
+    equilibrium's shares of them: NativeConfig.choice) added up."""
 
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
@@ -177,10 +175,8 @@ class NativeSearch:
         targets: metapvp/training/rollout.py reads them)."""
 
     def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None) -> dict[int, np.ndarray]:
-        """{row: weight per action (the action table's width), the most weighed to be played: the
-        worlds' visits added up, or by_value() with choice=value} for the rows whose worlds could
-        be drawn and searched; `probs`: the policy's probabilities per row (None: uniform
-        priors). `last` keeps the visits, whatever the choice (a teacher's targets)."""
+        """{row: visits per action (the action table's width)} for the rows whose worlds could be
+        drawn and searched; `probs`: the policy's probabilities per row (None: uniform priors)."""
         self.last = {}
         keys = [decisions.keys[i] for i in rows]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
@@ -195,47 +191,38 @@ class NativeSearch:
                 log.warning("native search: no worlds for %s: %s", decisions.keys[i], worlds["error"])
                 continue
             p = probs[i] if probs is not None else None
-            jobs = [self.pool.submit(self._weighed, state, names, p, int(seed) + w)
+            jobs = [self.pool.submit(self._search, state, names, p, int(seed) + w)
                     for w, (state, names) in enumerate(zip(worlds["states"], worlds["options"]))]
+            total = np.zeros(width)
             try:
-                searched = [job.result() for job in jobs]
+                for job in jobs:
+                    for a, n in job.result():
+                        total[a] += n
             except ValueError as e:   # the engine refused a state: the policy decides
                 self.failed += 1
                 log.warning("native search failed in %s: %s", decisions.keys[i], e)
                 continue
-            total = np.zeros(width)
-            for world in searched:
-                for a, n, _ in world:
-                    total[a] += n
             self.searched += 1
-            self.last[decisions.keys[i]] = total
-            out[i] = by_value(searched, width) if self.config.choice == "value" else total
+            out[i] = self.last[decisions.keys[i]] = total
         return out
 
     def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float]]:
-        """(action, weight) of one world's search: _weighed() without the values."""
-        return [(a, n) for a, n, _ in self._weighed(state, names, p, seed)]
-
-    def _weighed(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float, float]]:
-        """(action, weight, mean value) of one world's search: its visits, or with
-        choice=equilibrium the world's visits shared as the equilibrium plays (so that every
-        world weighs as its search did), and side one's mean value of the option (NaN where
-        none was searched, and from poke-engine's search, which reports no values); the
-        engine's options it cannot name as one of our actions (none, as the bridge writes
-        them) are left out."""
+        """(action, weight) of one world's search: its visits, or with choice=equilibrium the
+        world's visits shared as the equilibrium plays (so that every world weighs as its
+        search did); the engine's options it cannot name as one of our actions (none, as the
+        bridge writes them) are left out."""
         c = self.config
         options, _ = self.module.options(state)   # side one's, in the order both searches report
         if c.search == "poke-engine":
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
             iterations, visits = r["iterations"], r["s1_visits"]
-            values = [float("nan")] * len(visits)
         else:
             r = self.world_search(state, options, names, p, seed)
-            iterations, visits, values = r["iterations"], r["s1"]["visits"], r["s1"]["values"]
+            iterations, visits = r["iterations"], r["s1"]["visits"]
             if c.choice == "equilibrium":
                 visits = [share * sum(visits) for share in r["s1"]["equilibrium"]]
         self.iterations += iterations
-        return [(names[o], n, q) for o, n, q in zip(options, visits, values) if o in names]
+        return [(names[o], n) for o, n in zip(options, visits) if o in names]
 
     def world_search(self, state: str, options: list[str], names: dict, p: np.ndarray | None, seed: int) -> dict:
         """Our search of one world as the module returns it (per side its options, visits and
@@ -247,30 +234,6 @@ class NativeSearch:
                                   deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
                                   stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative,
                                   leaf_hidden=self.leaf_hidden, equilibrium=c.choice == "equilibrium")
-
-
-CONSIDERED = 0.02
-"""With choice=value, the least share of a world's visits an option must have had there for its
-mean value to be weighed: fewer leave the mean too uncertain beside the searched options'."""
-
-
-def by_value(worlds: list[list[tuple[int, float, float]]], width: int) -> np.ndarray:
-    """Each action's weight for choice=value from every world's (action, visits, mean value):
-    for an action every world gave at least CONSIDERED of its visits, its mean value over the
-    worlds, each world weighing the same (summed visits let a world that found its options alike
-    outvote one that found an option ruinous); below them all, the rest by their visits."""
-    mean, total = np.zeros(width), np.zeros(width)
-    weighed = np.ones(width, dtype=bool)
-    for world in worlds:
-        visits = sum(n for _, n, _ in world)
-        here = np.zeros(width, dtype=bool)
-        for a, n, q in world:
-            total[a] += n
-            if n > 0 and n >= CONSIDERED * visits:
-                here[a] = True
-                mean[a] += q / len(worlds)
-        weighed &= here
-    return np.where(weighed, mean, -1.0 + total / (total.sum() + 1.0))
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:

@@ -20,7 +20,7 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import SEARCH_VALUE, available, leaf_model, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, by_value, root_prior
+from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, root_prior
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -613,12 +613,12 @@ class NativePlayerTest(unittest.TestCase):
                 with self.subTest(backend=backend_name, spec=spec):
                     player, foe = make_player(spec, seed=1), make_player("random", seed=2)
                     forced = []   # each world searched at a forced switch (the foe choosing nothing)
-                    search_world = player.search._weighed
+                    search_world = player.search._search
 
                     def counted(state, *rest, search_world=search_world, forced=forced):
                         forced.append(native().options(state)[1] == ["No Move"])
                         return search_world(state, *rest)
-                    player.search._weighed = counted
+                    player.search._search = counted
                     backend = make_backend(backend_name, "singles-v2")
                     try:
                         results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
@@ -631,54 +631,6 @@ class NativePlayerTest(unittest.TestCase):
                     self.assertGreater(sum(forced), 0)
                     self.assertEqual(search.failed, 0)
                     self.assertEqual(search.iterations, search.searched * 2 * iterations)
-
-    def test_the_value_choice_weighs_every_world_alike(self):
-        """by_value on known numbers: a world that found its options alike does not outvote one in
-        which an option is ruinous, as summed visits do; an option some world hardly searched
-        weighs below every option all worlds searched, by its visits. In a battle mcts(choice=value)
-        plays by_value of its worlds' searches and keeps their summed visits (a teacher's targets)."""
-        ruinous = [(0, 5000, 0.78), (1, 20, 0.19), (2, 4980, 0.79)]
-        alike = [(0, 2000, 0.50), (1, 7000, 0.52), (2, 1000, 0.50)]
-        weights = by_value([ruinous, alike], 4)
-        np.testing.assert_allclose(weights[[0, 2]], [0.64, 0.645], atol=1e-6)
-        self.assertLess(weights[1], 0.0)
-        self.assertLess(weights[3], weights[1], "never searched: the least weight")
-        self.assertEqual(int(weights.argmax()), 2)
-        self.assertEqual(int(np.argmax([5000 + 2000, 20 + 7000, 4980 + 1000])), 1, "summed visits play it")
-        apart = by_value([[(0, 100, 0.9), (1, 0, float("nan"))], [(0, 0, float("nan")), (1, 300, 0.1)]], 2)
-        self.assertEqual(int(apart.argmax()), 1, "no option searched in both worlds: the most visited")
-        player = make_player("mcts(iterations=1000,choice=value)", seed=1)
-        search, worlds, checked = player.search, [], []
-        weigh, weights_of = search._weighed, search.visits
-
-        def weighed(*args):
-            worlds.append(weigh(*args))
-            return worlds[-1]
-
-        def visits(decisions, rows, probs):
-            worlds.clear()
-            out = weights_of(decisions, rows, probs)
-            for i, weights in out.items():   # one battle: a decision a call
-                width = decisions.mask.shape[1]
-                np.testing.assert_allclose(weights, by_value(worlds, width), atol=1e-6)
-                summed = np.zeros(width)
-                for world in worlds:
-                    for a, n, _ in world:
-                        summed[a] += n
-                np.testing.assert_array_equal(search.last[decisions.keys[i]], summed)
-                checked.append(i)
-            return out
-        search._weighed, search.visits = weighed, visits
-        backend = make_backend("inprocess", "singles-v2")
-        try:
-            results = list(play(player, make_player("random", seed=2), "gen9randombattle", range(1), seed=3,
-                                backend=backend))
-        finally:
-            backend.close()
-        self.assertEqual([r.error for r in results], [None])
-        self.assertGreater(len(checked), 5)
-        self.assertEqual(make_player("native(choice=value):agent").config.prefix(),
-                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,choice=value)")
 
     def test_told_worlds_are_the_true_battle_and_only_the_simulator_tells_them(self):
         """`foe=told` (a diagnostic): the player searches told worlds; at every decision where
@@ -708,8 +660,8 @@ class NativePlayerTest(unittest.TestCase):
             return sorted(f[0] for f in pokemon(state, side) if f[6] != "0" and f[0] != "NONE")
         # the player searches the told worlds (two battles, one in each seat)
         player, searched = make_player("native(iterations=200,foe=told):agent", seed=1), []
-        search_world = player.search._weighed
-        player.search._weighed = lambda state, *rest: searched.append(state) or search_world(state, *rest)
+        search_world = player.search._search
+        player.search._search = lambda state, *rest: searched.append(state) or search_world(state, *rest)
         try:
             results = list(play(player, make_player("random", seed=2), "gen9randombattle", range(2), seed=5,
                                 backend=sim))
@@ -784,7 +736,7 @@ class NativePlayerTest(unittest.TestCase):
                           ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search"),
                           ("native(stages=half):agent", "stages is engine or hp"),
                           ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search"),
-                          ("mcts(choice=nash)", "choice is visits, equilibrium or value"),
+                          ("mcts(choice=nash)", "choice is visits or equilibrium"),
                           ("mcts(search=poke-engine,choice=equilibrium)", "visits with poke-engine's search")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
