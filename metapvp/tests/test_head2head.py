@@ -200,6 +200,7 @@ class Head2HeadCliTest(unittest.TestCase):
             self.check_comparing(Path(out), last)
             self.check_old_results(Path(out))
             self.check_move_use(Path(out), last)
+            self.check_leads(Path(out), last)
 
     def check_move_use(self, out: Path, result: dict):
         """studies/move_use.py counts the moves each player used against those its team carried:
@@ -237,6 +238,24 @@ class Head2HeadCliTest(unittest.TestCase):
         self.assertGreater(in_logs, 0)
         self.assertGreater(switches_in_logs, 0)
         self.assertEqual((teras, turns, switches), (in_logs, turns_in_logs, switches_in_logs))
+
+    def check_leads(self, out: Path, result: dict):
+        """studies/leads.py reads each player at its seats: the battles it won are head2head's
+        count, and every battle won was led by one Pokemon at least (the foe's six fainted, not all
+        its own); the two players' losses once ahead are listed where they had led that far."""
+        for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
+            proc = subprocess.run([sys.executable, "studies/leads.py", str(out), "--at-least", "1", *flag],
+                                  capture_output=True, text=True, cwd=ROOT, timeout=60)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            r = json.loads(proc.stdout.strip().splitlines()[-1])
+            self.assertEqual((r["battles"], r["won"]), (6, result[wins]))
+            self.assertNotIn("0", r["won_by_lead"])
+            self.assertEqual(sum(r["lost_by_lead"].values()), 6 - result[wins])
+            self.assertEqual(len(r["lost_from_ahead"]), sum(n for lead, n in r["lost_by_lead"].items() if lead != "0"))
+        empty = subprocess.run([sys.executable, "studies/leads.py", str(out / "logs")], capture_output=True,
+                               text=True, cwd=ROOT, timeout=60)
+        self.assertEqual(empty.returncode, 2)
+        self.assertIn("no battle logs in", empty.stderr)
 
     def check_comparing(self, out: Path, result: dict):
         """metapvp/exe/compare_runs.py pairs two runs' battles: a run against itself differs nowhere;
