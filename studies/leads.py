@@ -42,13 +42,14 @@ def largest_lead(lines: list[str], side: str) -> tuple[int, int]:
 
 
 def leads(run: Path, second: bool, at_least: int) -> dict:
-    """The run's battles by the player's largest lead, won and lost, and the losses once led by
-    `at_least` or more: [battle, lead, turn]."""
-    won, lost, thrown = Counter(), Counter(), []
+    """The run's battles by the player's largest lead, won and lost, the losses once led by
+    `at_least` or more ([battle, lead, turn]), and each battle's largest lead."""
+    won, lost, thrown, by_battle = Counter(), Counter(), [], {}
     for i, battle in read_logs(run):
         seat = first_seat(i)
         side = seat if not second else ("p2" if seat == "p1" else "p1")
         lead, turn = largest_lead(battle["log"], side)
+        by_battle[i] = lead
         if logged_winner(i, battle) == ("b" if second else "a"):
             won[lead] += 1
         else:
@@ -57,7 +58,7 @@ def leads(run: Path, second: bool, at_least: int) -> dict:
                 thrown.append([i, lead, turn])
     return {"battles": sum(won.values()) + sum(lost.values()), "won": sum(won.values()),
             "won_by_lead": dict(sorted(won.items())), "lost_by_lead": dict(sorted(lost.items())),
-            "at_least": at_least, "lost_from_ahead": thrown}
+            "at_least": at_least, "lost_from_ahead": thrown, "by_battle": by_battle}
 
 
 def main(argv=None) -> int:

@@ -15,6 +15,7 @@ import numpy as np
 
 from metapvp import ROOT
 from metapvp.arena import play, summarize, wilson
+from metapvp.arena.match import first_seat
 from metapvp.arena.rundir import LOG_NAME
 from metapvp.backends import make_backend
 from metapvp.players import make_player
@@ -241,8 +242,16 @@ class Head2HeadCliTest(unittest.TestCase):
 
     def check_leads(self, out: Path, result: dict):
         """studies/leads.py reads each player at its seats: the battles it won are head2head's
-        count, and every battle won was led by one Pokemon at least (the foe's six fainted, not all
-        its own); the two players' losses once ahead are listed where they had led that far."""
+        count, every battle won was led at least by the margin it ended with (the foe's fainted
+        less its own, by the log's faints), no lead passed the foe's Pokemon that fainted, and the
+        losses once ahead are listed where the player had led that far."""
+        margins = {}   # battle -> ({side: its Pokemon fainted}, the winner)
+        for log in (out / "logs").iterdir():
+            with gzip.open(log, "rt") as f:
+                battle = json.load(f)
+            faints = [line.split("|")[2][:2] for line in battle["log"] if line.startswith("|faint|")]
+            margins[int(LOG_NAME.search(log.name).group(1))] = ({"p1": faints.count("p1"), "p2": faints.count("p2")},
+                                                                battle["winner"])
         for flag, wins in (([], "p1_wins"), (["--second"], "p2_wins")):
             proc = subprocess.run([sys.executable, "studies/leads.py", str(out), "--at-least", "1", *flag],
                                   capture_output=True, text=True, cwd=ROOT, timeout=60)
@@ -250,6 +259,13 @@ class Head2HeadCliTest(unittest.TestCase):
             r = json.loads(proc.stdout.strip().splitlines()[-1])
             self.assertEqual((r["battles"], r["won"]), (6, result[wins]))
             self.assertNotIn("0", r["won_by_lead"])
+            for i, (fainted, winner) in margins.items():
+                seat = first_seat(i) if not flag else ("p2" if first_seat(i) == "p1" else "p1")
+                foe = "p2" if seat == "p1" else "p1"
+                lead = r["by_battle"][str(i)]
+                self.assertLessEqual(lead, fainted[foe])
+                if winner == seat:
+                    self.assertGreaterEqual(lead, fainted[foe] - fainted[seat])
             self.assertEqual(sum(r["lost_by_lead"].values()), 6 - result[wins])
             self.assertEqual(len(r["lost_from_ahead"]), sum(n for lead, n in r["lost_by_lead"].items() if lead != "0"))
         empty = subprocess.run([sys.executable, "studies/leads.py", str(out / "logs")], capture_output=True,
