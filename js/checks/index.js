@@ -1,12 +1,14 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck, scorecheck) and measures it
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, evidencecheck, viewcheck, scorecheck) and measures it
 // (rawsim, clientonly). None of it ships in build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
+import {checkEvidence, checkScarfTurn} from './evidencecheck.js';
+import {checkTeraReentry} from './viewcheck.js';
 import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
@@ -21,6 +23,9 @@ Object.assign(globalThis.metapvp, {
   checkKnowledge(options) { return JSON.stringify(checkKnowledge(options)); },
   checkSetsCoverTeams(options) { return JSON.stringify(checkSetsCoverTeams(options)); },
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
+  checkEvidence(options) { return JSON.stringify(checkEvidence(options)); },
+  checkScarfTurn() { return JSON.stringify(checkScarfTurn()); },
+  checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
   scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

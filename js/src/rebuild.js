@@ -46,7 +46,7 @@ export function rebuild(view, lead = -1, random = null) {
   if (!active || active.fainted || !active.hp) return null;  // nothing known to face
   // a benched foe with no move known or likely is left out: the simulator takes no set without moves
   const fitted = [active, ...view.foe.team.filter(p => p !== active && !p.fainted && p.hp)]
-    .map(p => [p, foeSet(format, p, random)]).filter(([, set], i) => i === 0 || set.moves.length);
+    .map(p => [p, foeSet(format, p, random, view)]).filter(([, set], i) => i === 0 || set.moves.length);
   const foes = fitted.map(([p]) => p), foeSets = fitted.map(([, set]) => set);
   if (!foeSets[0].moves.length) return null;
   if (random) foeSets.push(...unrevealed(format, view.foe, random));
@@ -83,10 +83,10 @@ export function rebuildDoubles(view, order = null, random = null) {
   const fallen = view.foe.team.filter(p => !live(p));  // the client empties a fainted one's position
   const foes = [0, 1].map(k => (live(view.foe.active[k]) ? view.foe.active[k] : bench.shift() || fallen.shift()));
   if (!foes[0] || !foes[1] || !foes.some(live)) return null;
-  const foeSets = foes.map(p => foeSet(format, p, random));
+  const foeSets = foes.map(p => foeSet(format, p, random, view));
   if (foes.some((p, k) => live(p) && !foeSets[k].moves.length)) return null;
   for (const p of bench) {
-    const set = foeSet(format, p, random);
+    const set = foeSet(format, p, random, view);
     if (set.moves.length) { foes.push(p); foeSets.push(set); }
   }
   if (random) foeSets.push(...unrevealed(format, view.foe, random));
@@ -179,15 +179,17 @@ function setOwn(battle, p, r, client) {
 }
 
 /** The foe's Pokemon as a set: what it revealed, the rest from its likeliest set (or, with
- * `random`, from a set drawn among those still possible) -- in a format without set data, the
+ * `random`, from a set drawn among those still possible, and, with `view`, that its play there
+ * allows: knowledge/evidence.js) -- in a format without set data, the
  * species' usual options: its sets in its generation's random battles; `weights` are how likely
  * it has each of the moves given (no moves without set data or revealed ones). */
-function foeSet(format, p, random = null) {
+function foeSet(format, p, random = null, view = null) {
   const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility),
     tera: toID(p.terastallized)};
   const usual = `${(/^gen[0-9]+/.exec(format) || ['gen9'])[0]}randombattle`;
-  const sets = possibleSets(format, p.baseSpeciesForme, known) ||
+  const data = possibleSets(format, p.baseSpeciesForme, known) ||
     (usual !== format ? possibleSets(usual, p.baseSpeciesForme, known) : null);
+  const sets = view ? view.evidence.allowed(view, p, data) : data;
   const drawn = random && sets && sets.fitting.length ? sets.fitting[Math.floor(random() * sets.fitting.length)] : null;
   const likely = drawn || (sets && sets.set);
   let moves = sets ? sets.moves.slice(0, FOE_MOVES) : known.moves.map(m => [m, 1]);

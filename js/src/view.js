@@ -8,6 +8,7 @@ import {Protocol} from '@pkmn/protocol';
 import {Generations} from '@pkmn/data';
 import {Dex} from '@pkmn/dex';
 import {actionTable} from './actiontable.js';
+import {PlayEvidence} from './knowledge/evidence.js';
 
 // Random battles use formes the default filter hides (Past, Gigantamax...), so keep all that exist.
 export const GENS = new Generations(Dex, d => !!d.exists);
@@ -56,6 +57,7 @@ export class PlayerView {
     this.invalid = 0;           // refusals over the battle: invalid choices...
     this.unavailable = 0;       // ...and choices refused for what the player could not see
     this.history = [];          // what the client was given, in order: lines and requests (fork)
+    this.evidence = new PlayEvidence();  // what the foe's play showed of its hidden sets
   }
 
   /** A copy of this view made by giving a fresh client the same lines and requests: the search
@@ -67,6 +69,7 @@ export class PlayerView {
       else applyRequest(copy.battle, item);
     }
     copy.history = this.history.slice();
+    copy.evidence = this.evidence.copy();
     copy.request = this.request;
     copy.needsDecision = this.needsDecision;
     copy.ended = this.ended;
@@ -121,7 +124,9 @@ export class PlayerView {
         continue;
       }
       checkNames(this.key, line);
+      this.evidence.see(this, line);
       try {
+        if (SWITCHES.test(line)) keepSwitchedIn(this.battle, line);
         this.battle.add(line);
       } catch (e) {
         throw new BattleInputError(this.key, line, `client could not apply line: ${e.message}`);
@@ -205,6 +210,20 @@ function keepTerastallized(battle, request) {
     const p = side.team.find(x => x.searchid && x.searchid !== r.searchid && bare(x.searchid) === bare(r.searchid));
     if (p) p.searchid = r.searchid;
   }
+}
+
+// The same, the other way: a switch line names a Terastallized Pokemon's details with ", tera:TYPE",
+// which the key brought in line with the requests leaves out, so the client made a new Pokemon
+// for it, which took what happened at its entry (Sticky Web, Intimidate, its own entry ability)
+// until the next request put the old one back in its place, without them.
+const SWITCHES = /^\|(switch|drag|replace)\|/;
+function keepSwitchedIn(battle, line) {
+  const [, , ident, details] = line.split('|');
+  const searchid = `${String(ident).replace(/^(p[1-4])[a-z]?:/, '$1:')}|${details}`;
+  const side = battle.getSide(searchid.slice(0, 2));
+  const bare = id => String(id).replace(/, tera:[a-z]+/i, '');
+  const p = side && side.team.find(x => x.searchid && x.searchid !== searchid && bare(x.searchid) === bare(searchid));
+  if (p) p.searchid = searchid;
 }
 
 // The client accepts any name; a species or move the dex does not know is a bad line.

@@ -4,7 +4,7 @@
 // the singles-v2 features; the scripted players read the same numbers.
 import {damage, damageRow, speedOf, fieldOf, uncached, cacheSizes} from './damage.js';
 import {possibleSets, setCacheSizes} from './sets.js';
-import {nameOf, ownMon, revealed, foeMon, moveName, withGimmick, likelyStats, STATS_CACHE} from './mons.js';
+import {nameOf, ownMon, revealed, foeMon, moveName, withGimmick, likelyStats, priorityOf, STATS_CACHE} from './mons.js';
 import {writeMask, NUM_ACTIONS, GIMMICKS} from '../actions.js';
 import {toID} from '../contract.js';
 import {formatOf} from '../format.js';
@@ -96,7 +96,7 @@ function compute(view) {
   });
   if (active) {
     for (let i = 0; i < MOVE_SLOTS && i < active.moves.length; i++) {
-      const pr = priorityOf(battle, ours[0], active.moves[i].id);
+      const pr = priorityOf(battle.gen, ours[0], active.moves[i].id);
       k.moveFirst[i] = pr > 0 ? 1 : pr < 0 ? 0 : k.switchFirst[0];
     }
   }
@@ -117,18 +117,6 @@ function compute(view) {
     });
   });
   return k;
-}
-
-/** A move's priority for `mon`, with the abilities that change it. */
-function priorityOf(battle, mon, id) {
-  const m = battle.gen.moves.get(id);
-  if (!m) return 0;
-  let p = m.priority || 0;
-  const ability = toID(mon.ability);
-  if (ability === 'prankster' && m.category === 'Status') p += 1;
-  if (ability === 'triage' && (m.flags.heal || m.drain)) p += 3;
-  if (ability === 'galewings' && m.type === 'Flying' && (battle.gen.num <= 6 || mon.hp === mon.stats.hp)) p += 1;
-  return p;
 }
 
 /** The foe's possible final speeds, [speed, weight] pairs: with its item where revealed, else

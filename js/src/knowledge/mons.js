@@ -39,6 +39,20 @@ export function ownMon(view, j) {
   };
 }
 
+/** A move's priority for `mon` (`gen`: an @pkmn/data Generation), with the abilities that
+ * change it. */
+export function priorityOf(gen, mon, id) {
+  const m = gen.moves.get(id);
+  if (!m) return 0;
+  let p = m.priority || 0;
+  const ability = toID(mon.ability);
+  const full = mon.stats ? mon.hp === mon.stats.hp : mon.hpFraction === 1;
+  if (ability === 'prankster' && m.category === 'Status') p += 1;
+  if (ability === 'triage' && (m.flags.heal || m.drain)) p += 3;
+  if (ability === 'galewings' && m.type === 'Flying' && (gen.num <= 6 || full)) p += 1;
+  return p;
+}
+
 // Generation 1 has one Special stat: the log boosts "spa", the simulator both halves.
 const special = (boosts, gen) => (gen === 1 && boosts.spa ? {...boosts, spd: boosts.spa} : boosts);
 
@@ -49,7 +63,7 @@ export function revealed(p) {
 }
 
 // Max Moves and Z-moves show as used moves, but belong to no set.
-const isOwnMove = name => { const m = Dex.moves.get(name); return !m.isMax && !m.isZ; };
+export const isOwnMove = name => { const m = Dex.moves.get(name); return !m.isMax && !m.isZ; };
 
 /** The foe's Pokemon `p` as the calculator needs it: its level, HP fraction and boosts as shown,
  * with what it has revealed and, for the rest, the format's likeliest set. */

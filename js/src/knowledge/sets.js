@@ -165,7 +165,9 @@ function narrow(format, name, known) {
   };
 }
 
-function tally(sets, pick, revealed, allowed = null) {
+/** [[id, share of `sets`], ...] of what `pick` gives each set, the `revealed` ids first at 1
+ * (and, with `allowed`, only ids it holds). */
+export function tally(sets, pick, revealed, allowed = null) {
   const counts = new Map();
   for (const s of sets) for (const id of pick(s)) if (id) counts.set(id, (counts.get(id) || 0) + 1);
   const out = revealed.map(id => [id, 1]);

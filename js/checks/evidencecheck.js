@@ -1,0 +1,80 @@
+// Checks what the foe's play is taken to show of its hidden set (src/knowledge/evidence.js)
+// against the simulator, which knows the true sets:
+//  - over battles both sides play at random (mostly moves), at each of p1's decisions the foe's
+//    true set is allowed by every turn order and every pair of moves p1 has seen, and how often
+//    the drawn sets were narrowed;
+//  - in one staged turn, a foe whose Choice Scarf alone lets it outspeed ours keeps only its
+//    Choice Scarf sets, and the same foe without one keeps none of them.
+import {PRNG} from '@pkmn/sim';
+import {Match} from '../src/simulator.js';
+import {possibleSets} from '../src/knowledge/sets.js';
+import {revealed} from '../src/knowledge/mons.js';
+import {toID} from '../src/contract.js';
+import {playBattles} from './worldcheck.js';
+import {exportedSet} from './viewcheck.js';
+
+const MAX_EXAMPLES = 5;
+
+/** {decisions, orders, unchoiced, checks, narrowed, kept_share, ruled_out, examples}. */
+export function checkEvidence({format, battles, seed}) {
+  const prng = new PRNG(seed);
+  const out = {decisions: 0, orders: 0, unchoiced: 0, checks: 0, narrowed: 0, before: 0, after: 0, ruled_out: 0,
+    examples: []};
+  const views = new Set();
+  playBattles({format, battles, prng, name: 'evidence'}, (side, view, legal, mask, action, match) => {
+    if (side !== 'p1') return mostlyMoves(prng, legal, action);
+    out.decisions++;
+    views.add(view);
+    view.foe.team.forEach(p => checkFoe(out, format, view, p, match));
+    return mostlyMoves(prng, legal, action);
+  });
+  for (const view of views) {
+    out.orders += view.evidence.orders.length;
+    out.unchoiced += view.evidence.unchoiced.size;
+  }
+  out.kept_share = out.before ? out.after / out.before : 1;
+  return out;
+}
+
+// Random play that mostly attacks, as players do: a turn where both use a move shows an order.
+function mostlyMoves(prng, legal, action) {
+  const moves = legal.filter(a => a < 4 * 6);
+  return moves.length && prng.random(100) < 85 ? moves[prng.random(moves.length)] : action;
+}
+
+function checkFoe(out, format, view, p, match) {
+  const data = possibleSets(format, p.baseSpeciesForme, revealed(p));
+  const truth = match.sim.sides[view.foe.n].pokemon.find(q => q.name === p.name);
+  if (!data || !truth) return;
+  out.checks++;
+  const kept = view.evidence.allowed(view, p, data);
+  out.before += data.fitting.length;
+  out.after += kept.fitting.length;
+  if (kept !== data) out.narrowed++;
+  const t = truth.set;
+  const set = {item: toID(t.item), ability: toID(t.ability), nature: t.nature, evs: t.evs, ivs: t.ivs, level: t.level};
+  if (view.evidence.allows(view, p, set)) return;
+  out.ruled_out++;
+  if (out.examples.length < MAX_EXAMPLES) {
+    out.examples.push({battle: view.key, turn: view.battle.turn, species: p.speciesForme, item: t.item, ability: t.ability});
+  }
+}
+
+/** The staged turn: ours (Jolteon, Speed 254) and the foe's Chi-Yu (199, or 298 with a Choice
+ * Scarf) both attack; {scarf: the foe's kept items with a Choice Scarf, boots: without}. */
+export function checkScarfTurn() {
+  const set = exportedSet;
+  const ours = set('Jolteon', 'Heavy-Duty Boots', 'Volt Absorb', 80, ['Calm Mind', 'Thunderbolt']);
+  const foe = item => set('Chi-Yu', item, 'Beads of Ruin', 77, ['Dark Pulse', 'Flamethrower']);
+  const kept = item => {
+    const match = new Match('scarf', {format: 'gen9randombattle', seed: '1,2,3,4', p1team: ours, p2team: foe(item)});
+    match.act('p1', 0);  // Calm Mind: it neither knocks the foe out nor moves first by priority
+    match.act('p2', 0);  // Dark Pulse
+    const view = match.views.p1;
+    const p = view.foe.active[0];
+    const sets = view.evidence.allowed(view, p, possibleSets('gen9randombattle', p.baseSpeciesForme, revealed(p)));
+    return {orders: view.evidence.orders.map(o => ({foeFirst: o.foeFirst, ourSpeed: o.ourSpeed})),
+      items: [...new Set(sets.fitting.map(s => s.item))].sort()};
+  };
+  return {scarf: kept('Choice Scarf'), boots: kept('Heavy-Duty Boots')};
+}

@@ -1,0 +1,56 @@
+"""What the foe's play shows of its hidden set (js/src/knowledge/evidence.js), held to the
+simulator's true sets: who moved first rules out sets too slow or too fast for it, two different
+moves in one stay rule out a Choice item, and the foe's true set is never ruled out. The drawn
+worlds keep only the sets allowed (js/src/rebuild.js)."""
+import unittest
+
+from metapvp.engine.v8 import checks_context
+
+
+class PlayEvidenceTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.v8 = checks_context()
+
+    def test_a_foe_that_outspeeds_only_with_a_choice_scarf_is_drawn_with_one(self):
+        """Our Jolteon (Speed 254) against Chi-Yu (199, 298 with a Choice Scarf), both moving
+        at priority 0: with the scarf Chi-Yu moves first and only its scarf sets are kept;
+        without it Jolteon moves first and none of them is."""
+        r = self.v8.checks("checkScarfTurn")
+        self.assertEqual(r["scarf"]["orders"], [{"foeFirst": True, "ourSpeed": 254}])
+        self.assertEqual(r["scarf"]["items"], ["choicescarf"])
+        self.assertEqual(r["boots"]["orders"], [{"foeFirst": False, "ourSpeed": 254}])
+        self.assertNotIn("choicescarf", r["boots"]["items"])
+        self.assertIn("heavydutyboots", r["boots"]["items"])
+
+    def test_the_foes_true_set_is_never_ruled_out(self):
+        """Battles both sides play at random, mostly attacking: at every one of p1's decisions,
+        each foe Pokemon's true set is allowed by all the orders and moves seen, while the
+        record did narrow some foes' sets. Turn orders are read in gen 9 singles; the Choice
+        rule in every generation and in doubles."""
+        cases = [("gen9randombattle", 30), ("gen7randombattle", 10), ("gen9randomdoublesbattle", 6)]
+        for fmt, battles in cases:
+            with self.subTest(format=fmt):
+                r = self.v8.checks("checkEvidence", {"format": fmt, "battles": battles, "seed": [2, 7, 1, 8]})
+                self.assertEqual(r["ruled_out"], 0, r["examples"])
+                self.assertGreater(r["checks"], 100, r)
+                self.assertGreater(r["unchoiced"], 0, r)
+                if fmt == "gen9randombattle":
+                    self.assertGreater(r["orders"], 5 * battles, r)
+                    self.assertGreater(r["narrowed"], 0, r)
+                else:
+                    self.assertEqual(r["orders"], 0, r)
+
+
+class ViewTest(unittest.TestCase):
+    def test_a_terastallized_pokemon_back_in_keeps_what_its_entry_did(self):
+        """Our Jolteon Terastallizes, goes out, and comes back in over Sticky Web: after the next
+        request the view's active Jolteon has the Speed drop and its Tera type, and our side
+        its two Pokemon (the client once made a second Jolteon for the switch line's
+        ", tera:Electric", and the request put the first back in its place without the drop)."""
+        r = checks_context().checks("checkTeraReentry")
+        self.assertEqual(r, {"species": "Jolteon", "tera": "Electric", "spe": -1, "team": 2})
+
+
+if __name__ == "__main__":
+    unittest.main()
