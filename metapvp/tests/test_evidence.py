@@ -12,17 +12,6 @@ class PlayEvidenceTest(unittest.TestCase):
     def setUpClass(cls):
         cls.v8 = checks_context()
 
-    def test_a_foe_that_outspeeds_only_with_a_choice_scarf_is_drawn_with_one(self):
-        """Our Jolteon (Speed 254) against Chi-Yu (199, 298 with a Choice Scarf), both moving
-        at priority 0: with the scarf Chi-Yu moves first and only its scarf sets are kept;
-        without it Jolteon moves first and none of them is."""
-        r = self.v8.checks("checkScarfTurn")
-        self.assertEqual(r["scarf"]["orders"], [{"foeFirst": True, "ourSpeed": 254}])
-        self.assertEqual(r["scarf"]["items"], ["choicescarf"])
-        self.assertEqual(r["boots"]["orders"], [{"foeFirst": False, "ourSpeed": 254}])
-        self.assertNotIn("choicescarf", r["boots"]["items"])
-        self.assertIn("heavydutyboots", r["boots"]["items"])
-
     def test_the_foes_true_set_is_never_ruled_out(self):
         """Battles both sides play at random, mostly attacking: at every one of p1's decisions,
         each foe Pokemon's true set is allowed by all the orders and moves seen, while the
@@ -42,14 +31,32 @@ class PlayEvidenceTest(unittest.TestCase):
                     self.assertEqual(r["orders"], 0, r)
 
 
-class ViewTest(unittest.TestCase):
+class StagedTurnTest(unittest.TestCase):
+    """Staged battles of a few turns (the fast tier)."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.v8 = checks_context()
+
+    def test_a_foe_that_outspeeds_only_with_a_choice_scarf_is_drawn_with_one(self):
+        """Our Jolteon (Speed 254) against Chi-Yu (199, 298 with a Choice Scarf), both moving
+        at priority 0: with the scarf Chi-Yu moves first and only its scarf sets are kept;
+        without it Jolteon moves first and none of them is."""
+        r = self.v8.checks("checkScarfTurn")
+        self.assertEqual(r["scarf"]["orders"], [{"foeFirst": True, "ourSpeed": 254}])
+        self.assertEqual(r["scarf"]["items"], ["choicescarf"])
+        self.assertEqual(r["boots"]["orders"], [{"foeFirst": False, "ourSpeed": 254}])
+        self.assertNotIn("choicescarf", r["boots"]["items"])
+        self.assertIn("heavydutyboots", r["boots"]["items"])
+
     def test_a_terastallized_pokemon_back_in_keeps_what_its_entry_did(self):
         """Our Jolteon Terastallizes, goes out, and comes back in over Sticky Web: after the next
         request the view's active Jolteon has the Speed drop and its Tera type, and our side
         its two Pokemon (the client once made a second Jolteon for the switch line's
         ", tera:Electric", and the request put the first back in its place without the drop)."""
-        r = checks_context().checks("checkTeraReentry")
+        r = self.v8.checks("checkTeraReentry")
         self.assertEqual(r, {"species": "Jolteon", "tera": "Electric", "spe": -1, "team": 2})
+
 
 
 if __name__ == "__main__":
