@@ -78,3 +78,22 @@ export function checkScarfTurn() {
   };
   return {scarf: kept('Choice Scarf'), boots: kept('Heavy-Duty Boots')};
 }
+
+/** A foe that gave its Choice Scarf away by Trick and then used two different moves: {item: the
+ * item the view shows it holding, unchoiced: whether the record took the moves against a
+ * Choice item, allowed: whether its true set (the scarf) is still allowed}. */
+export function checkTrickedScarf() {
+  const ours = exportedSet('Chansey', 'Leftovers', 'Natural Cure', 80, ['Soft-Boiled', 'Seismic Toss']);
+  const foe = exportedSet('Rotom-Wash', 'Choice Scarf', 'Levitate', 80, ['Trick', 'Hydro Pump', 'Thunderbolt']);
+  const match = new Match('tricked', {format: 'gen9randombattle', seed: '1,2,3,4', p1team: ours, p2team: foe});
+  for (const move of [0, 1, 2]) {  // Trick, Hydro Pump, Thunderbolt; Chansey heals
+    match.act('p1', 0);
+    match.act('p2', move * 6);
+  }
+  const view = match.views.p1;
+  const p = view.foe.active[0];
+  const t = match.sim.sides[1].pokemon[0].set;
+  const set = {item: 'choicescarf', ability: 'levitate', nature: t.nature, evs: t.evs, ivs: t.ivs, level: t.level};
+  return {item: toID(p.item), unchoiced: view.evidence.unchoiced.has(view.foe.team.indexOf(p)),
+    allowed: view.evidence.allows(view, p, set)};
+}

@@ -7,7 +7,7 @@ import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
-import {checkEvidence, checkScarfTurn} from './evidencecheck.js';
+import {checkEvidence, checkScarfTurn, checkTrickedScarf} from './evidencecheck.js';
 import {checkTeraReentry} from './viewcheck.js';
 import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
@@ -25,6 +25,7 @@ Object.assign(globalThis.metapvp, {
   checkWorlds(options) { return JSON.stringify(checkWorlds(options)); },
   checkEvidence(options) { return JSON.stringify(checkEvidence(options)); },
   checkScarfTurn() { return JSON.stringify(checkScarfTurn()); },
+  checkTrickedScarf() { return JSON.stringify(checkTrickedScarf()); },
   checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
   scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },

@@ -17,10 +17,12 @@ class PlayEvidenceTest(unittest.TestCase):
         each foe Pokemon's true set is allowed by all the orders and moves seen, while the
         record did narrow some foes' sets. Turn orders are read in gen 9 singles; the Choice
         rule in every generation and in doubles."""
-        cases = [("gen9randombattle", 30), ("gen7randombattle", 10), ("gen9randomdoublesbattle", 6)]
-        for fmt, battles in cases:
+        # gen 8's seed holds a foe that Dynamaxed between two moves (a Max Move is none of its set's)
+        cases = [("gen9randombattle", 30, [2, 7, 1, 8]), ("gen8randombattle", 20, [8, 2, 3, 4]),
+                 ("gen9randomdoublesbattle", 6, [2, 7, 1, 8])]
+        for fmt, battles, seed in cases:
             with self.subTest(format=fmt):
-                r = self.v8.checks("checkEvidence", {"format": fmt, "battles": battles, "seed": [2, 7, 1, 8]})
+                r = self.v8.checks("checkEvidence", {"format": fmt, "battles": battles, "seed": seed})
                 self.assertEqual(r["ruled_out"], 0, r["examples"])
                 self.assertGreater(r["checks"], 100, r)
                 self.assertGreater(r["unchoiced"], 0, r)
@@ -48,6 +50,12 @@ class StagedTurnTest(unittest.TestCase):
         self.assertEqual(r["boots"]["orders"], [{"foeFirst": False, "ourSpeed": 254}])
         self.assertNotIn("choicescarf", r["boots"]["items"])
         self.assertIn("heavydutyboots", r["boots"]["items"])
+
+    def test_moves_made_with_an_item_not_its_own_tell_nothing_of_its_sets_item(self):
+        """A Rotom-Wash Tricks its Choice Scarf onto our Chansey and then uses two different
+        moves while holding our Leftovers: its set's Choice Scarf is still allowed."""
+        r = self.v8.checks("checkTrickedScarf")
+        self.assertEqual(r, {"item": "leftovers", "unchoiced": False, "allowed": True})
 
     def test_a_terastallized_pokemon_back_in_keeps_what_its_entry_did(self):
         """Our Jolteon Terastallizes, goes out, and comes back in over Sticky Web: after the next
