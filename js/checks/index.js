@@ -8,7 +8,7 @@ import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
 import {checkEvidence, checkScarfTurn, checkTrickedScarf} from './evidencecheck.js';
-import {checkTeraReentry} from './viewcheck.js';
+import {checkTeraReentry, checkViewTruth} from './viewcheck.js';
 import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
@@ -27,6 +27,7 @@ Object.assign(globalThis.metapvp, {
   checkScarfTurn() { return JSON.stringify(checkScarfTurn()); },
   checkTrickedScarf() { return JSON.stringify(checkTrickedScarf()); },
   checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
+  checkViewTruth(options) { return JSON.stringify(checkViewTruth(options)); },
   scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

@@ -1,8 +1,11 @@
-// Checks a player's view (src/view.js) against the simulator in a staged battle: a Terastallized
-// Pokemon of ours that switches back in keeps what its entry did to it (here Sticky Web's Speed
-// drop) once the next request arrives.
+// Checks a player's view (src/view.js) against the simulator, which knows the true battle:
+//  - over battles played at random, both active Pokemon as the view has them (checkViewTruth);
+//  - in a staged battle, a Terastallized Pokemon of ours that switches back in keeps what its
+//    entry did to it (Sticky Web's Speed drop) once the next request arrives.
+import {PRNG} from '@pkmn/sim';
 import {Match} from '../src/simulator.js';
 import {GIMMICKS} from '../src/actions.js';
+import {playBattles} from './worldcheck.js';
 
 const G = GIMMICKS.length;
 const TERA = GIMMICKS.indexOf('terastallize');
@@ -27,4 +30,45 @@ export function checkTeraReentry() {
   const view = match.views.p1;
   const p = view.self.active[0];
   return {species: p.speciesForme, tera: p.terastallized || '', spe: p.boosts.spe || 0, team: view.self.team.length};
+}
+
+const BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
+const MAX_EXAMPLES = 5;
+
+/** Battles both sides play at random (mostly moves): at each of p1's decisions with a move to
+ * choose, both active Pokemon as p1's view has them against the simulator's own: boosts, status,
+ * Terastallization, HP (ours exact, the foe's to its shown percentage), and each side's fainted
+ * count and team size. {decisions, compared, wrong: {what: count}, examples}. */
+export function checkViewTruth({format, battles, seed}) {
+  const prng = new PRNG(seed);
+  const out = {decisions: 0, compared: 0, wrong: {}, examples: []};
+  const wrong = (what, example) => {
+    out.wrong[what] = (out.wrong[what] || 0) + 1;
+    if (out.examples.length < MAX_EXAMPLES) out.examples.push(`${what}: ${example}`);
+  };
+  playBattles({format, battles, prng, name: 'view'}, (side, view, legal, mask, action, match) => {
+    const moves = legal.filter(a => a < 4 * G);
+    const pick = moves.length && prng.random(100) < 80 ? moves[prng.random(moves.length)] : action;
+    if (side !== 'p1' || view.request.forceSwitch) return pick;
+    out.decisions++;
+    [[view.self, match.sim.sides[0], true], [view.foe, match.sim.sides[1], false]].forEach(([seen, truth, ours]) => {
+      const v = seen.active[0], s = truth.active[0];
+      const at = `${view.key} turn ${view.battle.turn} ${ours ? 'ours' : 'foe'} ${s ? s.name : ''}`;
+      const fainted = [seen.team, truth.pokemon].map(team => team.filter(p => p.fainted).length);
+      if (fainted[0] !== fainted[1]) wrong('fainted', `${at}: ${fainted[0]} seen, ${fainted[1]} true`);
+      if (seen.team.length > truth.pokemon.length) wrong('team', `${at}: ${seen.team.length} seen`);
+      if (!v || !s || s.fainted) return;
+      out.compared++;
+      for (const b of BOOSTS) {
+        if (b === 'spd' && view.battle.gen.num === 1) continue;  // gen 1's one Special: the log boosts spa
+        if ((v.boosts[b] || 0) !== (s.boosts[b] || 0)) wrong('boosts', `${at}: ${b} ${v.boosts[b] || 0} seen, ${s.boosts[b]} true`);
+      }
+      if ((v.status || '') !== (s.status || '')) wrong('status', `${at}: '${v.status}' seen, '${s.status}' true`);
+      if ((v.terastallized || '') !== (s.terastallized || '')) wrong('tera', `${at}: '${v.terastallized}' seen, '${s.terastallized}' true`);
+      const hp = ours ? v.hp === s.hp : Math.abs(v.hp / v.maxhp - s.hp / s.maxhp) <= 0.011;
+      if (!hp) wrong('hp', `${at}: ${v.hp}/${v.maxhp} seen, ${s.hp}/${s.maxhp} true`);
+    });
+    return pick;
+  });
+  return out;
 }

@@ -198,18 +198,14 @@ function applyRequest(battle, request) {
 }
 
 // @pkmn/client finds a request's Pokemon by "ident|details"; after Terastallization the battle log
-// adds ", tera:TYPE" to the details it stores while requests leave it out, so the client made a
-// new Pokemon and the active one lost its boosts, volatiles and Tera state. The stored key is
-// brought in line with the request's first.
+// adds ", tera:TYPE" to the details it stores while requests leave it out (and for a Morpeko it
+// keeps the position in the ident, "p1a: Morpeko"), so the client made a new Pokemon and the
+// active one lost its HP, boosts, volatiles and Tera state. The stored key is brought in line
+// with the request's first.
 function keepTerastallized(battle, request) {
   const side = request.side && battle.getSide(request.side.id);
   if (!side) return;
-  const bare = id => String(id).replace(/, tera:[a-z]+/i, '');
-  for (const r of request.side.pokemon) {
-    if (!r.searchid) continue;
-    const p = side.team.find(x => x.searchid && x.searchid !== r.searchid && bare(x.searchid) === bare(r.searchid));
-    if (p) p.searchid = r.searchid;
-  }
+  for (const r of request.side.pokemon) if (r.searchid) alignKey(side, r.searchid);
 }
 
 // The same, the other way: a switch line names a Terastallized Pokemon's details with ", tera:TYPE",
@@ -219,10 +215,18 @@ function keepTerastallized(battle, request) {
 const SWITCHES = /^\|(switch|drag|replace)\|/;
 function keepSwitchedIn(battle, line) {
   const [, , ident, details] = line.split('|');
-  const searchid = `${String(ident).replace(/^(p[1-4])[a-z]?:/, '$1:')}|${details}`;
+  const searchid = `${bareIdent(ident)}|${details}`;
   const side = battle.getSide(searchid.slice(0, 2));
-  const bare = id => String(id).replace(/, tera:[a-z]+/i, '');
-  const p = side && side.team.find(x => x.searchid && x.searchid !== searchid && bare(x.searchid) === bare(searchid));
+  if (side) alignKey(side, searchid);
+}
+
+// A Pokemon's key without its position or Tera type: the part every naming of it shares.
+const bareIdent = ident => String(ident).replace(/^(p[1-4])[a-z]?:/, '$1:');
+const bareKey = key => bareIdent(key).replace(/, tera:[a-z]+/i, '');
+
+/** Gives the Pokemon of `side` that `searchid` names, under another form of it, that key. */
+function alignKey(side, searchid) {
+  const p = side.team.find(x => x.searchid && x.searchid !== searchid && bareKey(x.searchid) === bareKey(searchid));
   if (p) p.searchid = searchid;
 }
 

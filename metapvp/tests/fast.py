@@ -25,6 +25,7 @@ FAST = [
     "metapvp.tests.test_bad_input",
     "metapvp.tests.test_failures",
     "metapvp.tests.test_evidence.StagedTurnTest",
+    "metapvp.tests.test_view.TerastallizedReentryTest",
     "metapvp.tests.test_search.SearchPlayerTest",
     "metapvp.tests.test_search.BudgetTest",
     "metapvp.tests.test_search.DoublesSearchTest",

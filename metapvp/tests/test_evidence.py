@@ -57,15 +57,6 @@ class StagedTurnTest(unittest.TestCase):
         r = self.v8.checks("checkTrickedScarf")
         self.assertEqual(r, {"item": "leftovers", "unchoiced": False, "allowed": True})
 
-    def test_a_terastallized_pokemon_back_in_keeps_what_its_entry_did(self):
-        """Our Jolteon Terastallizes, goes out, and comes back in over Sticky Web: after the next
-        request the view's active Jolteon has the Speed drop and its Tera type, and our side
-        its two Pokemon (the client once made a second Jolteon for the switch line's
-        ", tera:Electric", and the request put the first back in its place without the drop)."""
-        r = self.v8.checks("checkTeraReentry")
-        self.assertEqual(r, {"species": "Jolteon", "tera": "Electric", "spe": -1, "team": 2})
-
-
 
 if __name__ == "__main__":
     unittest.main()
