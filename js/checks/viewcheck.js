@@ -6,6 +6,7 @@ import {PRNG} from '@pkmn/sim';
 import {Match} from '../src/simulator.js';
 import {GIMMICKS} from '../src/actions.js';
 import {playBattles} from './worldcheck.js';
+import {toID} from '../src/contract.js';
 
 const G = GIMMICKS.length;
 const TERA = GIMMICKS.indexOf('terastallize');
@@ -33,12 +34,15 @@ export function checkTeraReentry() {
 }
 
 const BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
+// the simulator's weather ids by the client's names for them
+const WEATHERS = {raindance: 'rain', sunnyday: 'sun', sandstorm: 'sand', snowscape: 'snow', hail: 'hail',
+  desolateland: 'harshsunshine', primordialsea: 'heavyrain', deltastream: 'strongwinds'};
 const MAX_EXAMPLES = 5;
 
 /** Battles both sides play at random (mostly moves): at each of p1's decisions with a move to
  * choose, both active Pokemon as p1's view has them against the simulator's own: boosts, status,
- * Terastallization, HP (ours exact, the foe's to its shown percentage), and each side's fainted
- * count and team size. {decisions, compared, wrong: {what: count}, examples}. */
+ * Terastallization, HP (ours exact, the foe's to its shown percentage); each side's fainted
+ * count, team size and side conditions; weather and terrain. {decisions, compared, wrong: {what: count}, examples}. */
 export function checkViewTruth({format, battles, seed}) {
   const prng = new PRNG(seed);
   const out = {decisions: 0, compared: 0, wrong: {}, examples: []};
@@ -57,6 +61,12 @@ export function checkViewTruth({format, battles, seed}) {
       const fainted = [seen.team, truth.pokemon].map(team => team.filter(p => p.fainted).length);
       if (fainted[0] !== fainted[1]) wrong('fainted', `${at}: ${fainted[0]} seen, ${fainted[1]} true`);
       if (seen.team.length > truth.pokemon.length) wrong('team', `${at}: ${seen.team.length} seen`);
+      // the client keeps Future Sight as a side condition, the simulator as its target's slot's
+      // (a Wish, the simulator's other slot condition, the client does not keep)
+      const slot = Object.keys(truth.slotConditions[0] || {}).filter(id => id === 'futuresight');
+      const conditions = [Object.keys(seen.sideConditions).sort().join(','),
+        [...Object.keys(truth.sideConditions), ...slot].sort().join(',')];
+      if (conditions[0] !== conditions[1]) wrong('side', `${at}: '${conditions[0]}' seen, '${conditions[1]}' true`);
       if (!v || !s || s.fainted) return;
       out.compared++;
       for (const b of BOOSTS) {
@@ -65,6 +75,11 @@ export function checkViewTruth({format, battles, seed}) {
       }
       if ((v.status || '') !== (s.status || '')) wrong('status', `${at}: '${v.status}' seen, '${s.status}' true`);
       if ((v.terastallized || '') !== (s.terastallized || '')) wrong('tera', `${at}: '${v.terastallized}' seen, '${s.terastallized}' true`);
+      if (ours) {
+        const field = [[toID(view.battle.field.weather), WEATHERS[toID(match.sim.field.weather)] || ''],
+          [toID(view.battle.field.terrain), toID(match.sim.field.terrain).replace('terrain', '')]];
+        for (const [a, b] of field) if (a !== b) wrong('field', `${at}: '${a}' seen, '${b}' true`);
+      }
       const hp = ours ? v.hp === s.hp : Math.abs(v.hp / v.maxhp - s.hp / s.maxhp) <= 0.011;
       if (!hp) wrong('hp', `${at}: ${v.hp}/${v.maxhp} seen, ${s.hp}/${s.maxhp} true`);
     });

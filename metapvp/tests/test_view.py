@@ -10,7 +10,8 @@ class ViewAgainstSimulatorTest(unittest.TestCase):
     def test_the_view_shows_both_actives_as_they_are(self):
         """Battles played at random: at every decision of p1's with a move to choose, both
         actives' boosts, status, Terastallization and HP (ours exact, the foe's to its shown
-        percentage) and each side's fainted count, as the simulator has them. Gen 9's 60 battles
+        percentage), each side's fainted count and side conditions, weather and terrain, as
+        the simulator has them. Gen 9's 60 battles
         hold a Morpeko that Terastallized (the client keys it with its position, "p1a: Morpeko",
         and made a new one at the next request, at 0 HP)."""
         v8 = checks_context()
