@@ -40,7 +40,8 @@ const WEATHERS = {raindance: 'rain', sunnyday: 'sun', sandstorm: 'sand', snowsca
 const MAX_EXAMPLES = 5;
 
 /** Battles both sides play at random (mostly moves): at each of p1's decisions with a move to
- * choose, both active Pokemon as p1's view has them against the simulator's own: boosts, status,
+ * choose, every active Pokemon (singles or doubles) as p1's view has them against the
+ * simulator's own: boosts, status,
  * Terastallization, HP (ours exact, the foe's to its shown percentage); each side's fainted
  * count, team size and side conditions; weather and terrain. {decisions, compared, wrong: {what: count}, examples}. */
 export function checkViewTruth({format, battles, seed}) {
@@ -53,37 +54,44 @@ export function checkViewTruth({format, battles, seed}) {
   playBattles({format, battles, prng, name: 'view'}, (side, view, legal, mask, action, match) => {
     const moves = legal.filter(a => a < 4 * G);
     const pick = moves.length && prng.random(100) < 80 ? moves[prng.random(moves.length)] : action;
-    if (side !== 'p1' || view.request.forceSwitch) return pick;
+    if (side !== 'p1' || [].concat(view.request.forceSwitch || []).some(Boolean)) return pick;
     out.decisions++;
     [[view.self, match.sim.sides[0], true], [view.foe, match.sim.sides[1], false]].forEach(([seen, truth, ours]) => {
-      const v = seen.active[0], s = truth.active[0];
-      const at = `${view.key} turn ${view.battle.turn} ${ours ? 'ours' : 'foe'} ${s ? s.name : ''}`;
+      const at = `${view.key} turn ${view.battle.turn} ${ours ? 'ours' : 'foe'}`;
       const fainted = [seen.team, truth.pokemon].map(team => team.filter(p => p.fainted).length);
       if (fainted[0] !== fainted[1]) wrong('fainted', `${at}: ${fainted[0]} seen, ${fainted[1]} true`);
       if (seen.team.length > truth.pokemon.length) wrong('team', `${at}: ${seen.team.length} seen`);
       // the client keeps Future Sight as a side condition, the simulator as its target's slot's
       // (a Wish, the simulator's other slot condition, the client does not keep)
-      const slot = Object.keys(truth.slotConditions[0] || {}).filter(id => id === 'futuresight');
+      const slots = truth.slotConditions.flatMap(c => Object.keys(c || {})).filter(id => id === 'futuresight');
       const conditions = [Object.keys(seen.sideConditions).sort().join(','),
-        [...Object.keys(truth.sideConditions), ...slot].sort().join(',')];
+        [...new Set([...Object.keys(truth.sideConditions), ...slots])].sort().join(',')];
       if (conditions[0] !== conditions[1]) wrong('side', `${at}: '${conditions[0]}' seen, '${conditions[1]}' true`);
-      if (!v || !s || s.fainted) return;
-      out.compared++;
-      for (const b of BOOSTS) {
-        if (b === 'spd' && view.battle.gen.num === 1) continue;  // gen 1's one Special: the log boosts spa
-        if ((v.boosts[b] || 0) !== (s.boosts[b] || 0)) wrong('boosts', `${at}: ${b} ${v.boosts[b] || 0} seen, ${s.boosts[b]} true`);
-      }
-      if ((v.status || '') !== (s.status || '')) wrong('status', `${at}: '${v.status}' seen, '${s.status}' true`);
-      if ((v.terastallized || '') !== (s.terastallized || '')) wrong('tera', `${at}: '${v.terastallized}' seen, '${s.terastallized}' true`);
       if (ours) {
         const field = [[toID(view.battle.field.weather), WEATHERS[toID(match.sim.field.weather)] || ''],
           [toID(view.battle.field.terrain), toID(match.sim.field.terrain).replace('terrain', '')]];
         for (const [a, b] of field) if (a !== b) wrong('field', `${at}: '${a}' seen, '${b}' true`);
       }
-      const hp = ours ? v.hp === s.hp : Math.abs(v.hp / v.maxhp - s.hp / s.maxhp) <= 0.011;
-      if (!hp) wrong('hp', `${at}: ${v.hp}/${v.maxhp} seen, ${s.hp}/${s.maxhp} true`);
+      truth.active.forEach((s, k) => {
+        const v = seen.active[k];
+        if (!v || !s || s.fainted) return;
+        out.compared++;
+        compareActive(wrong, `${at} ${s.name}`, v, s, ours, view.battle.gen.num);
+      });
     });
     return pick;
   });
   return out;
+}
+
+/** One active Pokemon as the view has it (`v`) against the simulator's (`s`). */
+function compareActive(wrong, at, v, s, ours, gen) {
+  for (const b of BOOSTS) {
+    if (b === 'spd' && gen === 1) continue;  // gen 1's one Special: the log boosts spa
+    if ((v.boosts[b] || 0) !== (s.boosts[b] || 0)) wrong('boosts', `${at}: ${b} ${v.boosts[b] || 0} seen, ${s.boosts[b]} true`);
+  }
+  if ((v.status || '') !== (s.status || '')) wrong('status', `${at}: '${v.status}' seen, '${s.status}' true`);
+  if ((v.terastallized || '') !== (s.terastallized || '')) wrong('tera', `${at}: '${v.terastallized}' seen, '${s.terastallized}' true`);
+  const hp = ours ? v.hp === s.hp : Math.abs(v.hp / v.maxhp - s.hp / s.maxhp) <= 0.011;
+  if (!hp) wrong('hp', `${at}: ${v.hp}/${v.maxhp} seen, ${s.hp}/${s.maxhp} true`);
 }

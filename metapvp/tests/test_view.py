@@ -8,15 +8,15 @@ from metapvp.engine.v8 import checks_context
 
 class ViewAgainstSimulatorTest(unittest.TestCase):
     def test_the_view_shows_both_actives_as_they_are(self):
-        """Battles played at random: at every decision of p1's with a move to choose, both
-        actives' boosts, status, Terastallization and HP (ours exact, the foe's to its shown
+        """Battles played at random: at every decision of p1's with a move to choose, every
+        active's boosts, status, Terastallization and HP (ours exact, the foe's to its shown
         percentage), each side's fainted count and side conditions, weather and terrain, as
         the simulator has them. Gen 9's 60 battles
         hold a Morpeko that Terastallized (the client keys it with its position, "p1a: Morpeko",
         and made a new one at the next request, at 0 HP)."""
         v8 = checks_context()
         cases = [("gen9randombattle", 60), ("gen8randombattle", 10), ("gen4randombattle", 10),
-                 ("gen1randombattle", 10)]
+                 ("gen1randombattle", 10), ("gen9randomdoublesbattle", 10)]
         for fmt, battles in cases:
             with self.subTest(format=fmt):
                 r = v8.checks("checkViewTruth", {"format": fmt, "battles": battles, "seed": [1, 2, 3, 4]})
