@@ -5,7 +5,7 @@
 // only the foe's sets it allows (rebuild.js). In random battles a set's Speed follows from its
 // species, level, item and ability, so one turn's order can rule a set out.
 import {speedOf, fieldOf} from './damage.js';
-import {nameOf, priorityOf, isOwnMove} from './mons.js';
+import {nameOf, ownMon, priorityOf, isOwnMove} from './mons.js';
 import {tally} from './sets.js';
 import {toID} from '../contract.js';
 import {GIMMICKS} from '../actions.js';
@@ -161,16 +161,13 @@ export class PlayEvidence {
 function turnStart(view) {
   const mine = view.self.active[0], foe = view.foe.active[0];
   if (!mine || !foe || speedVolatile(mine) || speedVolatile(foe)) return null;
-  const row = view.request.side.pokemon.find(r => r.ident === mine.originalIdent);
-  if (!row || !row.stats) return null;
-  const gen = view.battle.gen;
-  const ability = nameOf(gen.abilities, toID(row.ability || row.baseAbility));
-  const item = nameOf(gen.items, toID(row.item));
-  if (LAST_ITEMS.has(toID(item)) || LAST_ABILITIES.has(toID(ability)) || toID(ability) === 'unburden') return null;
-  return {mine: mine.ident, foe: foe.ident, foeIndex: view.foe.team.indexOf(foe), chosen: chosenMove(view),
-    us: {species: mine.speciesForme, level: row.level || mine.level || 100, item, ability,
-      status: mine.status || '', boosts: {...mine.boosts}, stats: {hp: row.maxhp, ...row.stats}, hp: row.hp,
-      tera: '', dynamax: false},
+  const j = view.request.side.pokemon.findIndex(r => r.ident === mine.originalIdent);
+  if (j < 0 || !view.request.side.pokemon[j].stats) return null;
+  // the request's row, with the state of the one in play (it may have come in this turn)
+  const us = {...ownMon(view, j), species: mine.speciesForme, status: mine.status || '', boosts: {...mine.boosts}};
+  const item = toID(us.item), ability = toID(us.ability);
+  if (LAST_ITEMS.has(item) || LAST_ABILITIES.has(ability) || ability === 'unburden') return null;
+  return {mine: mine.ident, foe: foe.ident, foeIndex: view.foe.team.indexOf(foe), chosen: chosenMove(view), us,
     foeMon: {species: foe.speciesForme, level: foe.level || 100, status: foe.status || '', boosts: {...foe.boosts},
       // the item it holds where shown ('' where it lost one): the set's own item only otherwise
       hpFraction: foe.maxhp ? foe.hp / foe.maxhp : 1, item: foe.item || foe.lastItem ? toID(foe.item) : null},
