@@ -1,6 +1,7 @@
 // Entry point of build/checks.js, loaded by tests and benchmarks only: the product bundle
 // (src/index.js) and, on the same `metapvp` global, what checks it against the simulator
-// (maskcheck, doublescheck, knowledgecheck, worldcheck, evidencecheck, viewcheck, scorecheck) and measures it
+// (maskcheck, doublescheck, knowledgecheck, worldcheck, worldtruth, evidencecheck, viewcheck,
+// scorecheck) and measures it
 // (rawsim, clientonly). None of it ships in build/engine.js.
 import {loadedContract} from '../src/index.js';
 import {checkMasks} from './maskcheck.js';
@@ -9,6 +10,7 @@ import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
 import {checkEvidence, checkScarfTurn, checkTrickedScarf} from './evidencecheck.js';
 import {checkTeraReentry, checkViewTruth} from './viewcheck.js';
+import {checkWorldTruth} from './worldtruth.js';
 import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
@@ -28,6 +30,7 @@ Object.assign(globalThis.metapvp, {
   checkTrickedScarf() { return JSON.stringify(checkTrickedScarf()); },
   checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
   checkViewTruth(options) { return JSON.stringify(checkViewTruth(options)); },
+  checkWorldTruth(options) { return JSON.stringify(checkWorldTruth(options)); },
   scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

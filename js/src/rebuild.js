@@ -10,6 +10,7 @@ import {choiceFor, GIMMICKS} from './actions.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
 import {toID} from './contract.js';
 import {formatOf} from './format.js';
+import {turnsLeft, setterOf, startsWeather, startsField, startsSide} from './knowledge/durations.js';
 
 const G = GIMMICKS.length;
 const FOE_MOVES = 4;          // the foe's likeliest moves, as many as a set has
@@ -61,7 +62,9 @@ export function rebuild(view, lead = -1, random = null) {
   }
   ours.forEach((r, i) => setOwn(battle, battle.sides[me].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
   foes.forEach((p, i) => setFoe(battle, battle.sides[1 - me].pokemon[i], p));
-  setField(battle, view, me);
+  ours.forEach((r, i) => carryPP(battle.sides[me].pokemon[i], ownClient(view, r), r.active ? req.active : null));
+  foes.forEach((p, i) => carryPP(battle.sides[1 - me].pokemon[i], p));
+  setField(battle, view, me, foeSets);
   battle.turn = view.battle.turn;
   return {battle, me, slots, foeMoves: foeSets[0].weights};
 }
@@ -109,7 +112,7 @@ export function rebuildDoubles(view, order = null, random = null) {
   });
   foes.forEach((p, i) => (live(p) ? setFoe(battle, foeSide.pokemon[i], p) : setFainted(foeSide.pokemon[i])));
   for (const side of battle.sides) side.pokemonLeft = side.pokemon.filter(p => !p.fainted).length;
-  setField(battle, view, me);
+  setField(battle, view, me, foeSets);
   battle.turn = view.battle.turn;
   return {battle, me};
 }
@@ -121,40 +124,46 @@ function setFainted(p) {
   p.switchFlag = false;
 }
 
-// Teams from the format's generator, made once per format (making one costs milliseconds): the
-// foe's unseen Pokemon are drawn from their members.
-const TEAMS = 24;
-const teams = new Map();
-function generated(format) {
-  let list = teams.get(format);
-  if (list === undefined) {
-    list = [];
+// The foe's unseen Pokemon come from teams of the format's own generator, one team a world,
+// picked among TEAM_SEEDS seeds by the world's draws: so a world's team follows from its seed
+// (the same draws give the same world), and the bench it draws from is thousands of teams wide
+// where one fixed set of teams made every battle's unseen foes alike. A team is made once per
+// seed (about 2 ms) and kept.
+const TEAM_SEEDS = 4096;
+const teams = new Map();  // format -> Map(seed -> team), or null where the format has no generator
+function generatedTeam(format, k) {
+  let made = teams.get(format);
+  if (made === undefined) {
     try {
-      const g = TeamGenerators.getTeamGenerator(format, [5, 6, 7, 8]);
-      for (let i = 0; i < TEAMS; i++) list.push(g.getTeam());
+      TeamGenerators.getTeamGenerator(format, [1, 2, 3, 4]);
+      made = new Map();
     } catch (e) {
-      list = [];  // no generator: the unseen stay unseen
+      made = null;  // no generator: the unseen stay unseen
     }
-    teams.set(format, list);
+    teams.set(format, made);
   }
-  return list;
+  if (!made) return null;
+  let team = made.get(k);
+  if (!team) made.set(k, team = TeamGenerators.getTeamGenerator(format, [k, 7, 31, 1]).getTeam());
+  return team;
 }
 
-/** Sets for the foe Pokemon not seen yet (as many as its team size says), drawn from generated
- * teams, no species twice. */
+/** Sets for the foe Pokemon not seen yet (as many as its team size says): the members of a
+ * generated team (of another, where too few of it are unlike those seen), no species twice. */
 function unrevealed(format, foe, random) {
   const missing = Math.max(0, (foe.totalPokemon || 0) - foe.team.length);
-  const pool = generated(format);
-  if (!missing || !pool.length) return [];
+  if (!missing) return [];
   const seen = new Set(foe.team.map(p => toID(Dex.species.get(p.speciesForme).baseSpecies)));
   const out = [];
-  for (let tries = 0; out.length < missing && tries < 8 * missing; tries++) {
-    const team = pool[Math.floor(random() * pool.length)];
-    const set = team[Math.floor(random() * team.length)];
-    const id = toID(Dex.species.get(set.species).baseSpecies);
-    if (seen.has(id)) continue;
-    seen.add(id);
-    out.push({...set, name: set.species});
+  for (let tries = 0; out.length < missing && tries < 4; tries++) {
+    const team = generatedTeam(format, Math.floor(random() * TEAM_SEEDS));
+    if (!team) break;
+    for (const set of team) {
+      const id = toID(Dex.species.get(set.species).baseSpecies);
+      if (out.length >= missing || seen.has(id)) continue;
+      seen.add(id);
+      out.push({...set, name: set.species});
+    }
   }
   return out;
 }
@@ -217,6 +226,28 @@ function typeName(id) {
   return type && type.exists ? type.name : undefined;
 }
 
+/** Our Pokemon of request row `r` as the client tracks it (the PP it spent), or null. */
+function ownClient(view, r) {
+  const name = r.ident.replace(/^p[1-4][a-z]?: /, '');
+  return view.self.team.find(c => c.name === name) || null;
+}
+
+/** The PP a world's Pokemon `p` has left on each move, as the player counts them: an active of
+ * ours from its request (`active`: the request's active rows), else what the client counted
+ * spent (the foe's under Pressure too) against the move's full PP. */
+function carryPP(p, client, active = null) {
+  if (!p) return;
+  const shown = active && active[0] && active[0].moves;
+  for (const slot of p.moveSlots) {
+    const listed = shown && shown.find(m => m.id === slot.id);
+    if (listed && typeof listed.pp === 'number') { slot.pp = Math.min(slot.maxpp, listed.pp); continue; }
+    const seen = client && client.moveSlots.find(m => m.id === slot.id);
+    if (!seen) continue;
+    const used = Array.isArray(seen.ppUsed) ? Math.min(...seen.ppUsed) : seen.ppUsed || 0;
+    slot.pp = Math.max(0, slot.maxpp - used);
+  }
+}
+
 function setFoe(battle, p, client) {
   p.hp = Math.max(1, Math.round((client.maxhp ? client.hp / client.maxhp : 1) * p.maxhp));
   if (client.terastallized) p.terastallized = client.terastallized;
@@ -243,18 +274,58 @@ function setActive(battle, p, client) {
   if (client.volatiles && client.volatiles.substitute && !p.volatiles.substitute) p.addVolatile('substitute');
 }
 
-function setField(battle, view, me) {
+/** Weather, terrain, pseudo-weathers and side conditions as the player sees them, each with
+ * the turns it has left as the player counts them (knowledge/durations.js); `foeSets`: the sets
+ * the world gave the foe's Pokemon, whose items tell how long what they began lasts where the
+ * battle has not shown them. */
+function setField(battle, view, me, foeSets = []) {
   const f = view.battle.field;
+  const itemOf = setterItem(view, foeSets);
+  const last = (state, id, started) => {
+    const n = turnsLeft(id, state, () => itemOf(setterOf(view, started)));
+    return n === null ? null : Math.max(1, n);
+  };
+  const lasting = (state, n) => { if (state && n !== null) state.duration = n; };
   battle.field.clearWeather();
   battle.field.clearTerrain();
-  if (f.weather && f.weatherState.id) battle.field.setWeather(f.weatherState.id, 'debug');
-  if (f.terrain && f.terrainState.id) battle.field.setTerrain(f.terrainState.id, 'debug');
-  for (const id of Object.keys(f.pseudoWeather)) battle.field.addPseudoWeather(id, 'debug');
+  if (f.weather && f.weatherState.id) {
+    battle.field.setWeather(f.weatherState.id, 'debug');
+    const id = f.weatherState.id;
+    lasting(battle.field.weatherState, last(f.weatherState, id, startsWeather(id)));
+  }
+  if (f.terrain && f.terrainState.id) {
+    battle.field.setTerrain(f.terrainState.id, 'debug');
+    const id = f.terrainState.id;
+    lasting(battle.field.terrainState, last(f.terrainState, id, startsField(id)));
+  }
+  for (const [id, state] of Object.entries(f.pseudoWeather)) {
+    battle.field.addPseudoWeather(id, 'debug');
+    lasting(battle.field.pseudoWeather[id], last(state, id, startsField(id)));
+  }
   [view.self, view.foe].forEach((side, i) => {
     const sim = battle.sides[i ^ me];
     for (const key of Object.keys(sim.sideConditions)) delete sim.sideConditions[key];
     for (const [id, c] of Object.entries(side.sideConditions)) {
       for (let n = 0; n < Math.max(1, c.level || 1); n++) sim.addSideCondition(id, 'debug');
+      lasting(sim.sideConditions[id], last(c, id, startsSide(side.id, id)));
     }
   });
+}
+
+/** ident -> the item id the Pokemon it names holds as `view`'s player knows it: ours from the
+ * request, the foe's as shown (or last shown), else the item of the set the world drew for it
+ * (`foeSets`, by name); null where none of these says. */
+function setterItem(view, foeSets) {
+  return ident => {
+    if (!ident) return null;
+    const name = ident.replace(/^p[1-4][a-z]?: /, '');
+    if (ident.startsWith(view.self.id)) {
+      const r = view.request.side.pokemon.find(row => row.ident.replace(/^p[1-4][a-z]?: /, '') === name);
+      return r ? toID(r.item) : null;
+    }
+    const p = view.foe.team.find(q => q.name === name);
+    if (p && (p.item || p.lastItem)) return toID(p.item || p.lastItem);
+    const set = foeSets.find(s => s.name === name);
+    return set ? toID(set.item) : null;
+  };
 }
