@@ -10,7 +10,7 @@ import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
 import {checkEvidence, checkScarfTurn, checkTrickedScarf} from './evidencecheck.js';
 import {checkTeraReentry, checkViewTruth} from './viewcheck.js';
-import {checkWorldTruth} from './worldtruth.js';
+import {checkWorldTruth, checkStagedDurations} from './worldtruth.js';
 import {playRaw} from './rawsim.js';
 import {scoreChanges} from './scorecheck.js';
 import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
@@ -31,6 +31,7 @@ Object.assign(globalThis.metapvp, {
   checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
   checkViewTruth(options) { return JSON.stringify(checkViewTruth(options)); },
   checkWorldTruth(options) { return JSON.stringify(checkWorldTruth(options)); },
+  checkStagedDurations() { return JSON.stringify(checkStagedDurations()); },
   scoreChanges() { return JSON.stringify(scoreChanges()); },
   bestAction({visits, values, prior, weight}) { return JSON.stringify(bestAction(visits, values, prior, weight)); },
   // sequential halving with each candidate's value fixed: {visits per candidate, best}

@@ -7,6 +7,7 @@ import {Match} from '../src/simulator.js';
 import {GIMMICKS} from '../src/actions.js';
 import {playBattles} from './worldcheck.js';
 import {toID} from '../src/contract.js';
+import {SIM_WEATHER} from '../src/knowledge/durations.js';
 
 const G = GIMMICKS.length;
 const TERA = GIMMICKS.indexOf('terastallize');
@@ -34,9 +35,8 @@ export function checkTeraReentry() {
 }
 
 const BOOSTS = ['atk', 'def', 'spa', 'spd', 'spe', 'accuracy', 'evasion'];
-// the simulator's weather ids by the client's names for them
-const WEATHERS = {raindance: 'rain', sunnyday: 'sun', sandstorm: 'sand', snowscape: 'snow', hail: 'hail',
-  desolateland: 'harshsunshine', primordialsea: 'heavyrain', deltastream: 'strongwinds'};
+// the client's weather ids by the simulator's
+const WEATHERS = Object.fromEntries(Object.entries(SIM_WEATHER).map(([client, sim]) => [sim, client]));
 const MAX_EXAMPLES = 5;
 
 /** Battles both sides play at random (mostly moves): at each of p1's decisions with a move to

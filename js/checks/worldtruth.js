@@ -12,6 +12,8 @@ import {drawnWorld, engineState} from '../src/enginestate.js';
 import {revealed} from '../src/knowledge/mons.js';
 import {toID} from '../src/contract.js';
 import {playBattles} from './worldcheck.js';
+import {exportedSet} from './viewcheck.js';
+import {Match} from '../src/simulator.js';
 
 const MAX_EXAMPLES = 40;
 const EXAMPLES_EACH = 2;  // examples kept of each field
@@ -111,7 +113,10 @@ function compareWorld(out, view, world, truth, at) {
     }
     const vols = new Set([...ws.volatiles, ...ts.volatiles]);
     for (const v of vols) counted(`${who}.volatile.${v}`, ws.volatiles.includes(v), ts.volatiles.includes(v));
-    counted(`${who}.substitute_hp`, ws.substitute_hp, ts.substitute_hp);
+    // a Substitute's HP is known until it is hit (the battle does not say by how much)
+    const subHit = (i ? view.foe : view.self).active[0] && subWasHit(view, i ? view.foe.active[0] : view.self.active[0]);
+    if (subHit) guessed(`${who}.substitute_hp`, ws.substitute_hp === ts.substitute_hp);
+    else counted(`${who}.substitute_hp`, ws.substitute_hp, ts.substitute_hp);
     counted(`${who}.wish`, `${ws.wish_turns};${ws.wish_hp}`, `${ts.wish_turns};${ts.wish_hp}`);
     counted(`${who}.future_sight`, ws.future_turns, ts.future_turns);
   });
@@ -133,10 +138,11 @@ function compareMons(worldMons, trueMons, view, counted, guessed) {
       guessed('foe.unseen_species', !!w);
       continue;
     }
-    if (!w) { counted(`${who}.present`, false, true); continue; }
+    if (!w) { counted(`${who}.present`, 'none', t.species); continue; }
     const known = client ? revealed(client) : null;
-    const tol = Math.ceil(t.maxhp / 100) + 1;  // the foe's HP is shown in percent
-    counted(`${who}.hp`, view ? Math.abs(w.hp - t.hp) <= tol : w.hp, view ? true : t.hp);
+    // the foe's HP is shown in percent (and a drawn set's maximum may differ from the truth's)
+    const close = !view || Math.abs(w.hp / w.maxhp - t.hp / t.maxhp) <= 0.015;
+    counted(`${who}.hp`, close ? w.hp : `${w.hp}/${w.maxhp}`, close ? (view ? w.hp : t.hp) : `${t.hp}/${t.maxhp}`);
     counted(`${who}.status`, w.status, t.status);
     counted(`${who}.rest_turns`, w.rest_turns, t.rest_turns);
     counted(`${who}.sleep_turns`, w.sleep_turns, t.sleep_turns);
@@ -156,4 +162,33 @@ function compareMons(worldMons, trueMons, view, counted, guessed) {
       counted(`${who}.move_pp`, `${tm.name} ${wm.pp}`, `${tm.name} ${tm.pp}`);
     }
   }
+}
+
+/** Whether the Substitute of `p` (a client Pokemon in play) has been hit since it was made. */
+function subWasHit(view, p) {
+  const name = p.name;
+  for (let i = view.history.length - 1; i >= 0; i--) {
+    const [, kind, who, what, tag] = String(view.history[i]).split('|');
+    if (!who || who.replace(/^p[1-4][a-z]?: /, '') !== name || who.slice(0, 2) !== p.side.id) continue;
+    if (kind === '-start' && what === 'Substitute') return false;
+    if (kind === '-activate' && what === 'move: Substitute' && tag === '[damage]') return true;
+  }
+  return false;
+}
+
+/** A staged battle: our Ninetales-Alola (Light Clay, Snow Warning) sets Aurora Veil while the
+ * foe's Porygon2 sets Trick Room, then two more turns pass. {world, truth}: the turns left of
+ * snow, Aurora Veil and Trick Room in a drawn world and in the true battle at our next
+ * decision; {unclayed}: the same where our Ninetales holds Leftovers. */
+export function checkStagedDurations() {
+  const run = item => {
+    const ours = exportedSet('Ninetales-Alola', item, 'Snow Warning', 80, ['Aurora Veil', 'Moonblast']);
+    const foe = exportedSet('Porygon2', 'Eviolite', 'Trace', 80, ['Trick Room', 'Recover']);
+    const match = new Match('durations', {format: 'gen9randombattle', seed: '1,2,3,4', p1team: ours, p2team: foe});
+    for (const [a, b] of [[0, 0], [6, 6], [6, 6]]) { match.act('p1', a); match.act('p2', b); }
+    const pick = s => { const f = parseEngineState(s); return {snow: f.field.weather_turns, trickroom: f.field.trickroom_turns,
+      auroraveil: f.sides[0].conditions.auroraveil}; };
+    return {world: pick(drawnWorld(match.views.p1, () => 0.5).state), truth: pick(engineState(match.sim, 0))};
+  };
+  return {clayed: run('Light Clay'), unclayed: run('Leftovers')};
 }

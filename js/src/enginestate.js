@@ -73,9 +73,13 @@ function sideState(battle, side) {
   }
   const at = side.faintedOut ? team.length : Math.max(0, side.pokemon.indexOf(active));
   const volatiles = active ? Object.keys(active.volatiles).filter(v => VOLATILES.has(v)) : [];
+  // the simulator counts Slow Start on the ability, the engine as a volatile
+  const slowStart = active && active.ability === 'slowstart' && active.abilityState.counter;
+  if (slowStart && !volatiles.includes('slowstart')) volatiles.push('slowstart');
   const perish = active && active.volatiles.perishsong;
   if (perish && perish.duration >= 1 && perish.duration <= 4) volatiles.push(`perish${perish.duration}`);
-  const durations = DURATIONS.map(v => (active && active.volatiles[v] ? engineCount(v, active.volatiles[v]) : 0));
+  const durations = DURATIONS.map(v => (active && active.volatiles[v] ? engineCount(v, active.volatiles[v]) :
+    v === 'slowstart' && slowStart ? slowStart : 0));
   const wish = slotCondition(side, 'wish');
   // the simulator counts Wish by the turn it was wished on (it heals at the end of the next
   // turn); the engine counts down the ends of turn to go, healing at 1
@@ -256,8 +260,8 @@ export function drawnWorld(view, random) {
   ours.faintedOut = forcedSwitch(view.request) && !!row && (row.fainted || !row.hp);
   const theirs = start.battle.sides[1 - start.me];
   carryLimits(start.battle, start.me, view);
-  carryVolatiles(ours.active[0], view.self.active[0]);
-  carryVolatiles(theirs.active[0], view.foe.active[0]);
+  carryVolatiles(ours.active[0], view.self.active[0], view);
+  carryVolatiles(theirs.active[0], view.foe.active[0], view);
   carryCounters(ours, view.self, view);
   carryCounters(theirs, view.foe, view);
   return {state: engineState(start.battle, start.me),
@@ -295,29 +299,43 @@ function carryLimits(battle, me, view) {
 // (the world's types are the species'), a Disable of a move the foe's set may not hold, a move
 // locked into (its turns unseen); Substitute the world carries itself, with its HP.
 const NOT_CARRIED = new Set(['typechange', 'disable', 'lockedmove', 'substitute']);
-// the turns left, where the player cannot count them: Yawn always puts to sleep at the end of
-// the turn after it; Taunt, Encore and Slow Start are taken as halfway
-const SEEN_LEFT = {yawn: 1, taunt: 2, encore: 2, slowstart: 3};
+// the turns each volatile the player counts lasts from its start (view.volatileLeft), the
+// protocol's name for it, and whether it lasts a turn longer begun after its target acted;
+// where no start is seen, halfway
+const COUNTED = {taunt: [3, 'Taunt', true], encore: [3, 'Encore', true], yawn: [2, 'Yawn', false]};
+const SLOW_START = 5;
 
 /** The volatile statuses `client` (an active Pokemon as the player sees it) shows, on `p` (the
  * same Pokemon in a drawn world, which starts without them) as the engine state reads them:
- * Leech Seed, Salt Cure, confusion, Yawn, Taunt, Encore (where its move is known), Perish Song's
- * count and the rest the engine has. Only the records are written: the world is not played on. */
-function carryVolatiles(p, client) {
+ * Leech Seed, Salt Cure, confusion, Yawn, Taunt, Encore (where its move is known) with the
+ * turns `view`'s player counted, Perish Song's count and the rest the engine has; and Slow
+ * Start's turns (an ability's count, which the world's Pokemon began afresh). Only the records
+ * are written: the world is not played on. */
+function carryVolatiles(p, client, view) {
   if (!p || !client || !client.volatiles) return;
+  const ident = client.originalIdent || client.ident;
   for (const id of Object.keys(client.volatiles)) {
     const perish = /^perish([0-3])$/.exec(id);
     if (perish) p.volatiles.perishsong = {id: 'perishsong', duration: Number(perish[1]) || 1};
-    if (!VOLATILES.has(id) || NOT_CARRIED.has(id) || p.volatiles[id]) continue;
+    if (!VOLATILES.has(id) || NOT_CARRIED.has(id) || p.volatiles[id] || id === 'slowstart') continue;
     if (id === 'encore' && !p.lastMove) continue;  // the engine holds it to its last move
-    p.volatiles[id] = {id, duration: SEEN_LEFT[id]};
+    const [lasts, name, late] = COUNTED[id] || [];
+    const left = lasts ? view.volatileLeft(ident, name, lasts, late) : null;
+    p.volatiles[id] = {id, duration: left === null ? (lasts ? Math.ceil(lasts / 2) : undefined) : Math.max(1, left)};
   }
+  if (p.abilityState && p.ability === 'slowstart') {
+    // the end of the turn it came in does not count (it has not been in a whole turn)
+    const left = Math.min(SLOW_START, view.volatileLeft(ident, 'ability: Slow Start', SLOW_START + 1) || 0);
+    if (left > 0 && client.volatiles.slowstart) p.abilityState.counter = left; else delete p.abilityState.counter;
+  }
+  // Unburden doubles the Speed of one that lost its item since it came in
+  if (p.ability === 'unburden' && !p.item && view.lostItemInPlay(ident)) p.volatiles.unburden = {id: 'unburden'};
 }
 
-/** The turns each sleeping Pokemon has slept and the active's stage of toxic poison, as the
- * player counts them (`client`: the side as the player sees it in `view`), on the same Pokemon
- * of a drawn world's `side`, whose statuses start fresh: the engine draws the waking and the toxic damage
- * from them. (A Rest's sleep the player cannot tell apart is counted as any other.) */
+/** The turns each sleeping Pokemon has slept (a Rest's sleep as Rest counts it) and the
+ * active's stage of toxic poison, as the player counts them (`client`: the side as the player
+ * sees it in `view`), on the same Pokemon of a drawn world's `side`, whose statuses start
+ * fresh: the engine draws the waking and the toxic damage from them. */
 function carryCounters(side, client, view) {
   for (const p of side.pokemon) {
     const q = client.team.find(c => c.name === p.name);
@@ -325,6 +343,8 @@ function carryCounters(side, client, view) {
     if (p.status === 'slp') {
       p.statusState.startTime = 3;
       p.statusState.time = 3 - Math.min(3, q.statusState.sleepTurns || 0);
+      // Rest's sleep, which the battle names, counts its own turns left (the engine reads it so)
+      if (view.restedSleep(`p${client.n + 1}: ${q.name}`)) p.statusState.source = p;
     }
     if (p.status === 'tox' && p.isActive) p.statusState.stage = view.toxicStage(`p${client.n + 1}a: ${q.name}`);
   }

@@ -10,7 +10,7 @@ import {choiceFor, GIMMICKS} from './actions.js';
 import {possibleSets, moveID} from './knowledge/sets.js';
 import {toID} from './contract.js';
 import {formatOf} from './format.js';
-import {turnsLeft, setterOf, startsWeather, startsField, startsSide} from './knowledge/durations.js';
+import {turnsLeft, setterOf, startsWeather, startsField, startsSide, SIM_WEATHER, simTerrain} from './knowledge/durations.js';
 
 const G = GIMMICKS.length;
 const FOE_MOVES = 4;          // the foe's likeliest moves, as many as a set has
@@ -62,10 +62,11 @@ export function rebuild(view, lead = -1, random = null) {
   }
   ours.forEach((r, i) => setOwn(battle, battle.sides[me].pokemon[i], r, i === 0 && lead < 0 ? view.self.active[0] : null));
   foes.forEach((p, i) => setFoe(battle, battle.sides[1 - me].pokemon[i], p));
-  ours.forEach((r, i) => carryPP(battle.sides[me].pokemon[i], ownClient(view, r), r.active ? req.active : null));
-  foes.forEach((p, i) => carryPP(battle.sides[1 - me].pokemon[i], p));
+  ours.forEach((r, i) => carryPP(view, battle.sides[me].pokemon[i], r.ident, r.active ? req.active : null));
+  foes.forEach((p, i) => carryPP(view, battle.sides[1 - me].pokemon[i], p.originalIdent || p.ident));
   setField(battle, view, me, foeSets);
   battle.turn = view.battle.turn;
+  [view.self, view.foe].forEach((side, i) => setWish(battle, battle.sides[i ^ me], view.pendingWish(side.id)));
   return {battle, me, slots, foeMoves: foeSets[0].weights};
 }
 
@@ -115,6 +116,15 @@ export function rebuildDoubles(view, order = null, random = null) {
   setField(battle, view, me, foeSets);
   battle.turn = view.battle.turn;
   return {battle, me};
+}
+
+/** A Wish still to heal on `side` (a world's: view.pendingWish's `wish`), with the HP it heals,
+ * half its wisher's, as the simulator keeps it; none where the wisher is not in the world. */
+function setWish(battle, side, wish) {
+  const wisher = wish && side.pokemon.find(p => p.name === wish.wisher);
+  if (!wisher) return;
+  side.slotConditions[0].wish = battle.initEffectState({id: 'wish', target: side.active[0], source: wisher, hp: wisher.maxhp / 2,
+    startingTurn: wish.turn - 1, duration: wish.turn === battle.turn ? 2 : 1});
 }
 
 function setFainted(p) {
@@ -179,6 +189,7 @@ function ownSet(r) {
 }
 
 function setOwn(battle, p, r, client) {
+  keepItem(p);
   p.maxhp = p.baseMaxhp = r.maxhp;
   p.hp = r.hp;
   for (const s of STATS) if (r.stats && r.stats[s]) p.storedStats[s] = r.stats[s];
@@ -226,33 +237,45 @@ function typeName(id) {
   return type && type.exists ? type.name : undefined;
 }
 
-/** Our Pokemon of request row `r` as the client tracks it (the PP it spent), or null. */
-function ownClient(view, r) {
-  const name = r.ident.replace(/^p[1-4][a-z]?: /, '');
-  return view.self.team.find(c => c.name === name) || null;
-}
-
 /** The PP a world's Pokemon `p` has left on each move, as the player counts them: an active of
- * ours from its request (`active`: the request's active rows), else what the client counted
- * spent (the foe's under Pressure too) against the move's full PP. */
-function carryPP(p, client, active = null) {
+ * ours from its request (`active`: the request's active rows), else what the battle's lines show
+ * it spent (view.ppSpent, Pressure counted: ours by the request, the foe's as revealed). */
+function carryPP(view, p, ident, active = null) {
   if (!p) return;
   const shown = active && active[0] && active[0].moves;
+  const spent = view.ppSpent(ident, target => hasPressure(view, target));
   for (const slot of p.moveSlots) {
     const listed = shown && shown.find(m => m.id === slot.id);
-    if (listed && typeof listed.pp === 'number') { slot.pp = Math.min(slot.maxpp, listed.pp); continue; }
-    const seen = client && client.moveSlots.find(m => m.id === slot.id);
-    if (!seen) continue;
-    const used = Array.isArray(seen.ppUsed) ? Math.min(...seen.ppUsed) : seen.ppUsed || 0;
-    slot.pp = Math.max(0, slot.maxpp - used);
+    if (listed && typeof listed.pp === 'number') slot.pp = Math.min(slot.maxpp, listed.pp);
+    else if (spent[slot.id]) slot.pp = Math.max(0, slot.maxpp - spent[slot.id]);
   }
 }
 
+function hasPressure(view, ident) {
+  const name = ident.replace(/^p[1-4][a-z]?: /, '');
+  if (ident.startsWith(view.self.id)) {
+    const r = view.request.side.pokemon.find(row => row.ident.replace(/^p[1-4][a-z]?: /, '') === name);
+    return !!r && toID(r.ability || r.baseAbility) === 'pressure';
+  }
+  const p = view.foe.team.find(q => q.name === name);
+  return !!p && toID(p.ability || p.baseAbility) === 'pressure';
+}
+
 function setFoe(battle, p, client) {
+  keepItem(p);
   p.hp = Math.max(1, Math.round((client.maxhp ? client.hp / client.maxhp : 1) * p.maxhp));
   if (client.terastallized) p.terastallized = client.terastallized;
   setStatus(battle, p, client.status);
   if (p.isActive) setActive(battle, p, client);
+}
+
+/** The item of `p`'s set back in its hand: the world's start (its leads coming in) may have used
+ * one up (Booster Energy, a Seed) that the battle's Pokemon still holds. */
+function keepItem(p) {
+  const item = toID(p.set.item);
+  if (p.item === item) return;
+  p.item = item;
+  p.itemState = p.battle.initEffectState({id: item, target: p});
 }
 
 function setStatus(battle, p, status) {
@@ -288,15 +311,15 @@ function setField(battle, view, me, foeSets = []) {
   const lasting = (state, n) => { if (state && n !== null) state.duration = n; };
   battle.field.clearWeather();
   battle.field.clearTerrain();
-  if (f.weather && f.weatherState.id) {
-    battle.field.setWeather(f.weatherState.id, 'debug');
-    const id = f.weatherState.id;
-    lasting(battle.field.weatherState, last(f.weatherState, id, startsWeather(id)));
+  const weather = f.weather && SIM_WEATHER[f.weatherState.id];
+  if (weather) {
+    battle.field.setWeather(weather, 'debug');
+    lasting(battle.field.weatherState, last(f.weatherState, weather, startsWeather(weather)));
   }
-  if (f.terrain && f.terrainState.id) {
-    battle.field.setTerrain(f.terrainState.id, 'debug');
-    const id = f.terrainState.id;
-    lasting(battle.field.terrainState, last(f.terrainState, id, startsField(id)));
+  const terrain = f.terrain && simTerrain(f.terrainState.id);
+  if (terrain) {
+    battle.field.setTerrain(terrain, 'debug');
+    lasting(battle.field.terrainState, last(f.terrainState, terrain, startsField(terrain)));
   }
   for (const [id, state] of Object.entries(f.pseudoWeather)) {
     battle.field.addPseudoWeather(id, 'debug');

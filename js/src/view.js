@@ -9,6 +9,7 @@ import {Generations} from '@pkmn/data';
 import {Dex} from '@pkmn/dex';
 import {actionTable} from './actiontable.js';
 import {PlayEvidence} from './knowledge/evidence.js';
+import {toID} from './contract.js';
 
 // Random battles use formes the default filter hides (Past, Gigantamax...), so keep all that exist.
 export const GENS = new Generations(Dex, d => !!d.exists);
@@ -93,8 +94,102 @@ export class PlayerView {
       if (item.startsWith(`|switch|${ident}|`) || item.startsWith(`|drag|${ident}|`) ||
           item.startsWith(`|-status|${ident}|tox`)) stage = 0;
       else if (item.startsWith(`|-damage|${ident}|`) && item.endsWith('[from] psn')) stage++;
+      else if (item.startsWith(`|-heal|${ident}|`) && item.endsWith('[from] ability: Poison Heal')) stage++;
     }
     return stage;
+  }
+
+  /** The PP the Pokemon `ident` names ('p2: Jirachi', without its position) has spent on each of
+   * its moves, counted from the battle's lines: {move id: PP}, one a use (none for a move another
+   * called or a lock's later turns) and one more where the target's ability is Pressure
+   * (`pressure(ident)`: whether the Pokemon that ident names has it). The client's own count
+   * leaves Pressure out where it has not seen the ability, and keeps a move twice after a
+   * request. */
+  ppSpent(ident, pressure) {
+    const bare = ident.replace(/^(p[1-4])[a-z]?:/, '$1:');
+    const side = bare.slice(0, 2);
+    const spent = {};
+    let foeIn = null;  // the foe's active: Pressure's holder for a move on the whole field
+    for (const item of this.history) {
+      if (typeof item !== 'string') continue;
+      const [, kind, who, move, target, ...tags] = item.split('|');
+      if (SWITCHES.test(item) && who.slice(0, 2) !== side) foeIn = who;
+      if (kind !== 'move' || who.replace(/^(p[1-4])[a-z]?:/, '$1:') !== bare || tags.some(t => t.startsWith('[from]'))) continue;
+      const id = toID(move);
+      // a move on the field names its user as target (Haze, Trick Room); Pressure still counts
+      const on = target && target.slice(0, 2) !== side ? target : FIELD_TARGETS.has(Dex.moves.get(id).target) ? foeIn : null;
+      spent[id] = (spent[id] || 0) + 1 + (on && pressure(on) ? 1 : 0);
+    }
+    return spent;
+  }
+
+  /** The turns the volatile `name` ('Taunt', 'ability: Slow Start') of the Pokemon `ident` names
+   * has left, counted from its last |-start| line: `duration` less the turns ended since, one
+   * more where it began after that Pokemon had acted in the turn (`late`: Taunt and Encore,
+   * which then last a turn longer); null where no start is seen. */
+  volatileLeft(ident, name, duration, late = false) {
+    const bare = ident.replace(/^(p[1-4])[a-z]?:/, '$1:');
+    const mine = who => who && who.replace(/^(p[1-4])[a-z]?:/, '$1:') === bare;
+    let ended = 0;
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const item = this.history[i];
+      if (typeof item !== 'string') continue;
+      if (item === '|upkeep') { ended++; continue; }
+      const [, kind, who, what] = item.split('|');
+      if (kind !== '-start' || !mine(who) || what.replace(/^move: /, '') !== name) continue;
+      let acted = false;
+      for (let j = i - 1; j >= 0 && this.history[j] !== '|upkeep' && !String(this.history[j]).startsWith('|turn|'); j--) {
+        const [, k, w] = String(this.history[j]).split('|');
+        if ((k === 'move' || k === 'cant') && mine(w)) acted = true;
+      }
+      return duration + (late && acted ? 1 : 0) - ended;
+    }
+    return null;
+  }
+
+  /** Whether the Pokemon `ident` names lost its item since it last came in. */
+  lostItemInPlay(ident) {
+    const bare = ident.replace(/^(p[1-4])[a-z]?:/, '$1:');
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const item = this.history[i];
+      if (typeof item !== 'string') continue;
+      const [, kind, who] = item.split('|');
+      if (!who || who.replace(/^(p[1-4])[a-z]?:/, '$1:') !== bare) continue;
+      if (kind === '-enditem') return true;
+      if (SWITCHES.test(item)) return false;
+    }
+    return false;
+  }
+
+  /** Whether the sleep of the Pokemon `ident` names ('p1: Snorlax', without its position) is
+   * Rest's: the last status it was given, the battle says, came from Rest. */
+  restedSleep(ident) {
+    const bare = ident.replace(/^(p[1-4])[a-z]?:/, '$1:');
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const item = this.history[i];
+      if (typeof item !== 'string' || !item.startsWith('|-status|')) continue;
+      const [, , who, status, from] = item.split('|');
+      if (who.replace(/^(p[1-4])[a-z]?:/, '$1:') === bare && status === 'slp') return from === '[from] move: Rest';
+    }
+    return false;
+  }
+
+  /** Side `id`'s ('p1') Wish still to heal: {turn: the turn it was wished on, wisher: the name of
+   * the Pokemon that wished}, or null. It heals at the end of the turn after. */
+  pendingWish(id) {
+    let turn = 0;
+    for (let i = this.history.length - 1; i >= 0; i--) {
+      const item = this.history[i];
+      if (typeof item !== 'string') continue;
+      if (item.startsWith('|turn|')) { if (++turn > 1) return null; continue; }
+      if (item.startsWith(`|-heal|${id}`) && item.includes('[from] move: Wish')) return null;
+      const parts = item.split('|');
+      if (parts[1] === 'move' && parts[2].startsWith(id) && parts[3] === 'Wish' && !item.includes('[still]') &&
+          this.history[i + 1] !== `|-fail|${parts[2]}`) {
+        return {turn: this.battle.turn - turn, wisher: parts[2].replace(/^p[1-4][a-z]?: /, '')};
+      }
+    }
+    return null;
   }
 
   /** The action table of this battle's game type (singles until a |gametype| line says). */
@@ -207,6 +302,9 @@ function keepTerastallized(battle, request) {
   if (!side) return;
   for (const r of request.side.pokemon) if (r.searchid) alignKey(side, r.searchid);
 }
+
+// the move targets of a move on the whole field, whose line names its user as the target
+const FIELD_TARGETS = new Set(['all', 'foeSide', 'allAdjacentFoes', 'allAdjacent']);
 
 // The same, the other way: a switch line names a Terastallized Pokemon's details with ", tera:TYPE",
 // which the key brought in line with the requests leaves out, so the client made a new Pokemon

@@ -6,6 +6,13 @@
 // shorter count ran out was extended, whatever the item shown now.
 import {toID} from '../contract.js';
 
+// The simulator's weather by @pkmn/client's id for it (the client names weather and terrain as
+// the damage calculator does: "Sun", "Electric")
+export const SIM_WEATHER = {sand: 'sandstorm', sun: 'sunnyday', rain: 'raindance', hail: 'hail', snow: 'snowscape',
+  harshsunshine: 'desolateland', heavyrain: 'primordialsea', strongwinds: 'deltastream'};
+/** The simulator's terrain by the client's id for it ('electric'). */
+export const simTerrain = id => (id ? `${id}terrain` : '');
+
 // the item that makes each condition last longer (8 turns instead of 5) when its setter holds it
 const EXTENDERS = {raindance: 'damprock', primordialsea: 'damprock', sunnyday: 'heatrock', desolateland: 'heatrock',
   sandstorm: 'smoothrock', hail: 'icyrock', snow: 'icyrock', snowscape: 'icyrock',
