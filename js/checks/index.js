@@ -8,7 +8,7 @@ import {checkMasks} from './maskcheck.js';
 import {checkDoubles} from './doublescheck.js';
 import {checkKnowledge, checkSetsCoverTeams} from './knowledgecheck.js';
 import {checkWorlds} from './worldcheck.js';
-import {checkEvidence, checkScarfTurn, checkTrickedScarf} from './evidencecheck.js';
+import {checkEvidence, checkScarfTurn, checkTrickedScarf, checkSilences} from './evidencecheck.js';
 import {checkTeraReentry, checkViewTruth} from './viewcheck.js';
 import {checkWorldTruth, checkStagedDurations} from './worldtruth.js';
 import {playRaw} from './rawsim.js';
@@ -28,6 +28,7 @@ Object.assign(globalThis.metapvp, {
   checkEvidence(options) { return JSON.stringify(checkEvidence(options)); },
   checkScarfTurn() { return JSON.stringify(checkScarfTurn()); },
   checkTrickedScarf() { return JSON.stringify(checkTrickedScarf()); },
+  checkSilences() { return JSON.stringify(checkSilences()); },
   checkTeraReentry() { return JSON.stringify(checkTeraReentry()); },
   checkViewTruth(options) { return JSON.stringify(checkViewTruth(options)); },
   checkWorldTruth(options) { return JSON.stringify(checkWorldTruth(options)); },

@@ -1,6 +1,8 @@
-"""What the foe's play shows of its hidden set (js/src/knowledge/evidence.js), held to the
-simulator's true sets: who moved first rules out sets too slow or too fast for it, two different
-moves in one stay rule out a Choice item, and the foe's true set is never ruled out. The drawn
+"""What the foe's play shows of its hidden set (js/src/knowledge/evidence.js, silence.js), held to
+the simulator's true sets: who moved first rules out sets too slow or too fast for it, two
+different moves in one stay rule out a Choice item, what it would have shown and did not (Boots
+over hazards, Leftovers, Life Orb's recoil, Assault Vest, Air Balloon, an entry ability) rules
+out the sets that hold it, and the foe's true set is never ruled out. The drawn
 worlds keep only the sets allowed (js/src/rebuild.js)."""
 import unittest
 
@@ -26,6 +28,9 @@ class PlayEvidenceTest(unittest.TestCase):
                 self.assertEqual(r["ruled_out"], 0, r["examples"])
                 self.assertGreater(r["checks"], 100, r)
                 self.assertGreater(r["unchoiced"], 0, r)
+                if fmt == "gen9randombattle":  # what its play did not show: each kind seen
+                    for fact, n in r["silences"].items():
+                        self.assertGreater(n, 0, (fact, r["silences"]))
                 if fmt == "gen9randombattle":
                     self.assertGreater(r["orders"], 5 * battles, r)
                     self.assertGreater(r["narrowed"], 0, r)
@@ -50,6 +55,28 @@ class StagedTurnTest(unittest.TestCase):
         self.assertEqual(r["boots"]["orders"], [{"foeFirst": False, "ourSpeed": 254}])
         self.assertNotIn("choicescarf", r["boots"]["items"])
         self.assertIn("heavydutyboots", r["boots"]["items"])
+
+    def test_what_its_play_did_not_show_rules_out_sets_and_excuses_what_it_should(self):
+        """The foe leads Chansey, then brings in a second Pokemon, over our Stealth Rock or not,
+        which acts: each time its true set is still allowed, and
+        - a Landorus-Therian that came in saying nothing is not the Intimidate one, unless our
+          Neutralizing Gas was in play;
+        - an attack that hit with no recoil rules out Life Orb (Darkrai keeps Leftovers), but not
+          with Magic Guard (Clefable unhurt by the rocks too: only its Magic Guard sets) nor with
+          Sheer Force on a move with added effects (Earth Power);
+        - hurt by the rocks, Incineroar holds no Heavy-Duty Boots; in over them unhurt, it holds
+          them, and a status move rules out Assault Vest."""
+        r = self.v8.checks("checkSilences")
+        for case, got in r.items():
+            self.assertTrue(got["allowed"], case)
+        self.assertEqual(r["silent"]["abilities"], ["sheerforce"])
+        self.assertEqual(r["underGas"]["abilities"], ["intimidate", "sheerforce"])
+        self.assertEqual(r["noLifeOrb"]["items"], ["leftovers"])
+        self.assertEqual((r["magicGuard"]["items"], r["magicGuard"]["abilities"]), (["lifeorb"], ["magicguard"]))
+        self.assertEqual(r["sheerForce"]["items"], ["lifeorb"])
+        self.assertNotIn("heavydutyboots", r["hurtByRocks"]["items"])
+        self.assertIn("assaultvest", r["hurtByRocks"]["items"])
+        self.assertEqual(r["statusMove"]["items"], ["heavydutyboots"])
 
     def test_moves_made_with_an_item_not_its_own_tell_nothing_of_its_sets_item(self):
         """A Rotom-Wash Tricks its Choice Scarf onto our Chansey and then uses two different

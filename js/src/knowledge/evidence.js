@@ -1,14 +1,16 @@
 // What the foe's play shows of its hidden sets beyond what the battle names: who moved first
 // when both actives used a move of the same priority (its Speed against ours: a Choice Scarf, a
 // speed-doubling ability, or neither), and two different moves in one stay on the field (no
-// Choice item). A player's view records it line by line (view.js); the worlds a search draws keep
-// only the foe's sets it allows (rebuild.js). In random battles a set's Speed follows from its
+// Choice item); and what its play would have shown and did not (silence.js: Boots, Leftovers, Life
+// Orb, an entry ability...). A player's view records it line by line (view.js); the worlds a
+// search draws keep only the foe's sets it allows (rebuild.js). In random battles a set's Speed follows from its
 // species, level, item and ability, so one turn's order can rule a set out.
 import {speedOf, fieldOf} from './damage.js';
 import {nameOf, ownMon, priorityOf, isOwnMove} from './mons.js';
 import {tally} from './sets.js';
 import {toID} from '../contract.js';
 import {GIMMICKS} from '../actions.js';
+import {Silences} from './silence.js';
 
 // An item eaten to act first (Quick Claw and Quick Draw show as an -activate line, which before
 // any move leaves the turn unread whatever it is).
@@ -37,6 +39,7 @@ export class PlayEvidence {
     this.first = null;            // this turn's first move, while the turn's order can tell
     this.spoiled = false;         // something jumped the order before this turn's first move
     this.narrowed = new Map();    // cache of allowed(): key -> sets
+    this.silences = new Silences(); // what its play would have shown of its set, and did not
   }
 
   copy() {
@@ -46,12 +49,14 @@ export class PlayEvidence {
     c.stay = new Map([...this.stay].map(([k, v]) => [k, new Set(v)]));
     c.first = this.first;
     c.spoiled = this.spoiled;
+    c.silences = this.silences.copy();
     return c;
   }
 
   /** Reads `line` of `view`'s battle; the client has not applied it yet. */
   see(view, line) {
     if (view.perspective === 'spectator' || !view.request) return;
+    if (view.battle.gameType === 'singles') this.silences.see(view, line);
     const kind = line.slice(1, line.indexOf('|', 1));
     if (kind === 'turn') {
       this.first = null;
@@ -126,8 +131,8 @@ export class PlayEvidence {
     if (!sets || !sets.fitting.length) return sets;
     const k = view.foe.team.indexOf(p);
     const orders = this.orders.filter(o => o.foe === k);
-    if (!orders.length && !this.unchoiced.has(k)) return sets;
-    const key = `${k}|${orders.length}|${this.unchoiced.has(k)}`;
+    if (!orders.length && !this.unchoiced.has(k) && !this.silences.knows(k)) return sets;
+    const key = `${k}|${orders.length}|${this.unchoiced.has(k)}|${this.silences.facts}|${!!(p.item || p.lastItem)}|${!!p.ability}`;
     const hit = this.narrowed.get(key);
     if (hit && hit.from === sets) return hit.sets;
     const verdicts = new Map();  // a set's Speed profile -> whether the orders allow it
@@ -145,6 +150,7 @@ export class PlayEvidence {
   allows(view, p, s, verdicts = new Map()) {
     const k = view.foe.team.indexOf(p);
     if (this.unchoiced.has(k) && s.item.startsWith('choice')) return false;
+    if (!this.silences.allows(k, p, s)) return false;
     const profile = `${s.level}|${s.item}|${s.ability}|${s.nature}|${s.evs && s.evs.spe}|${s.ivs && s.ivs.spe}`;
     let ok = verdicts.get(profile);
     if (ok === undefined) {
