@@ -35,7 +35,7 @@ if ! fresh "$venv/.metapvp-stamp" "$py_key" || [ ! -x "$venv/bin/python" ]; then
   pip --upgrade pip
   # shellcheck disable=SC2086  # the pip args are words
   pip $torch_pip_args "$torch_spec"
-  pip -e "$root"
+  pip -e "$root[dev]"   # the package with every extra: Ray, Stable-Baselines3, the test tools
   echo "$py_key" > "$venv/.metapvp-stamp"
 fi
 

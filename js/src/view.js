@@ -85,16 +85,22 @@ export class PlayerView {
     return this.history.some(item => typeof item === 'string' && item.startsWith(mark));
   }
 
-  /** Toxic poison's stage of the Pokemon `ident` names ('p1a: Mienshao'): the times poison has
-   * hurt it since it came in or was badly poisoned (the client's own count trails it). */
+  /** Toxic poison's stage of the Pokemon `ident` names ('p1a: Mienshao'): the ends of turn it
+   * has been through badly poisoned since it came in or was badly poisoned (the simulator counts
+   * one at every end of turn, whether its poison hurts it, heals it with Poison Heal or is stopped
+   * by Magic Guard; a Toxic Orb's poison begins after that turn's count). At most 15. */
   toxicStage(ident) {
-    let stage = 0;
+    let stage = 0, skip = false;
     for (const item of this.history) {
       if (typeof item !== 'string') continue;
       if (item.startsWith(`|switch|${ident}|`) || item.startsWith(`|drag|${ident}|`) ||
-          item.startsWith(`|-status|${ident}|tox`)) stage = 0;
-      else if (item.startsWith(`|-damage|${ident}|`) && item.endsWith('[from] psn')) stage++;
-      else if (item.startsWith(`|-heal|${ident}|`) && item.endsWith('[from] ability: Poison Heal')) stage++;
+          item.startsWith(`|-status|${ident}|tox`)) {
+        stage = 0;
+        skip = item.includes('[from] item: Toxic Orb');
+      } else if (item === '|upkeep') {
+        if (skip) skip = false;
+        else stage = Math.min(15, stage + 1);
+      }
     }
     return stage;
   }
@@ -116,8 +122,7 @@ export class PlayerView {
       if (SWITCHES.test(item) && who.slice(0, 2) !== side) foeIn = who;
       if (kind !== 'move' || who.replace(/^(p[1-4])[a-z]?:/, '$1:') !== bare || tags.some(t => t.startsWith('[from]'))) continue;
       const id = toID(move);
-      // a move on the field names its user as target (Haze, Trick Room); Pressure still counts
-      const on = target && target.slice(0, 2) !== side ? target : FIELD_TARGETS.has(Dex.moves.get(id).target) ? foeIn : null;
+      const on = pressureTarget(Dex.moves.get(id), target && target.slice(0, 2) !== side ? target : null, foeIn);
       spent[id] = (spent[id] || 0) + 1 + (on && pressure(on) ? 1 : 0);
     }
     return spent;
@@ -303,8 +308,18 @@ function keepTerastallized(battle, request) {
   for (const r of request.side.pokemon) if (r.searchid) alignKey(side, r.searchid);
 }
 
-// the move targets of a move on the whole field, whose line names its user as the target
-const FIELD_TARGETS = new Set(['all', 'foeSide', 'allAdjacentFoes', 'allAdjacent']);
+// the move targets whose Pressure counts on the foe in play though the line names another (a move
+// on the whole field names its user: Haze, Trick Room)
+const FIELD_TARGETS = new Set(['all', 'allAdjacentFoes', 'allAdjacent']);
+
+/** Whose Pressure a move (`move`, from the dex) answers to, as the simulator asks it: the foe it
+ * targets (`foe`: the line's target where it is a foe), the foe in play (`foeIn`) for a move on
+ * the field or one that always meets Pressure; none for a move on the foe's side (hazards). */
+function pressureTarget(move, foe, foeIn) {
+  if (move.flags && move.flags.mustpressure) return foeIn;
+  if (move.target === 'foeSide') return null;
+  return foe || (FIELD_TARGETS.has(move.target) ? foeIn : null);
+}
 
 // The same, the other way: a switch line names a Terastallized Pokemon's details with ", tera:TYPE",
 // which the key brought in line with the requests leaves out, so the client made a new Pokemon

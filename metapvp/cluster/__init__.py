@@ -26,7 +26,11 @@ def connect(address: str | None = None, cpus: int | None = None) -> bool:
     """Joins the Ray cluster at `address` ('auto', 'ray://host:port', 'host:port') or, with None,
     starts a local instance with `cpus` CPUs (default: this machine's). -> whether this call
     started or joined Ray (the caller then shuts it down); False when Ray was already up."""
-    import ray
+    try:
+        import ray
+    except ImportError:
+        raise RuntimeError("--ray needs Ray, an optional part: pip install 'metapvp[ray]' "
+                           "(./rp installs every optional part)") from None
     if ray.is_initialized():
         return False
     runtime_env = {"env_vars": {"PYTHONPATH": str(ROOT)}}

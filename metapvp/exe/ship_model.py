@@ -1,26 +1,32 @@
 """Ships a trained model: copies it to static/models/FORMAT.zip, with its training curve, and
-writes the model card (static/models/FORMAT.md, or --card NAME) from the run and the head2head
-evaluations.
-Every figure in the card comes from a file this reads, so the card can be rebuilt.
+writes the model card (static/models/FORMAT.md, or --card NAME) from two sources alone: the
+model's metadata (format, contract, network, lineage, the search `agent` plays) and the card's
+data beside it (FORMAT.card.json: the experiment, the command that made it, the evaluations with
+the command that prints each), so the card can always be written again.
 
-    ./rp metapvp/exe/ship_model.py RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
+    metapvp ship RUN_DIR --model RUN_DIR/checkpoints/model-latest.zip \\
         --evals EVAL_DIR [EVAL_DIR ...] [--command "how the run was started"]
+    metapvp ship --card-for gen9randombattle [--evals EVAL_DIR ...] [--fresh-evals]
 
 EVAL_DIR: a head2head --outdir (its results.json), the model as --p1 (a file, or `agent` once
 shipped; with @T for a temperature, lookaheadN: or lookaheadNxK: before it for lookahead, a
 search prefix such as search64x2h4q16p1: before it for the search), e.g.
-    ./rp metapvp/exe/head2head.py --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
+    metapvp head2head --p1 MODEL --p2 heuristic --num-matches 1000 --outdir EVAL_DIR
+Its row takes the place of one against the same opponent played the same way on the same seed. --card-for
+FORMAT (or a model file) writes the card of a shipped model again, with any --evals added;
+--fresh-evals starts its evaluations anew (after a change that makes them stale); --headline
+marks the --evals as `agent`'s headline figures, which the README shows (test_docs.py holds
+the two equal).
 --search PREFIX writes the search `agent` plays into the shipped model's metadata (e.g.
 --search search64x2h4q16p1, or search(visits=128); a native prefix such as
 native(iterations=10000,worlds=2) names the native search, the simulator's search staying as
-its fallback); --card-only rewrites the card alone (the model and curve already shipped);
---search-only FORMAT writes --search into the shipped model alone:
-    ./rp metapvp/exe/ship_model.py --search-only gen9randombattle --search "native(iterations=10000)"
+its fallback); --search-only FORMAT writes --search into the shipped model alone:
+    metapvp ship --search-only gen9randombattle --search "native(iterations=10000)"
 The shipped model keeps its lineage in its metadata (training/lineage.py): the lineage of the model
 the run began from (its init, or --init where that has moved since), then this run's step. A round
 of expert iteration kept beside the shipped model gets its own with --lineage-only, so that the
 next round, begun from it, can tell how it was made:
-    ./rp metapvp/exe/ship_model.py RUN_DIR --model ROUND.zip --expt EXPT --lineage-only
+    metapvp ship RUN_DIR --model ROUND.zip --expt EXPT --lineage-only
 """
 from __future__ import annotations
 
@@ -90,36 +96,61 @@ def how(spec: str) -> str:
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 
 
-def eval_rows(dirs: list[Path]) -> list[str]:
+def evaluation(d: Path) -> dict:
+    """One evaluation of the card's data from a head2head --outdir (its results.json): the
+    opponent, how the model played, the figures and the command that prints them again."""
+    try:
+        r = json.loads((d / "results.json").read_text())
+    except (OSError, ValueError) as e:
+        raise SystemExit(f"ship: {d}/results.json: {e}") from None
+    name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
+    workers = f" --workers {r['workers']}" if r.get("workers") else ""
+    return {"opponent": r["p2"], "moves": how(played(r)), "battles": r["matches"], "win_rate": r["p1_win_rate"],
+            "ci95": list(r["p1_win_rate_ci95"]), "elo": r["elo_diff"], "errors": r["errors"], "seed": r["seed"],
+            "command": f"metapvp head2head --p1 {shlex.quote(name)} --p2 {shlex.quote(r['p2'])} --format {r['format']} "
+                       f"--num-matches {r['matches']}{workers} --seed {r['seed']}"}
+
+
+def eval_rows(evaluations: list[dict]) -> list[str]:
     rows = ["| opponent | agent's moves | battles | win rate | 95% interval | Elo difference | errors |",
             "|---|---|---:|---:|---|---:|---:|"]
-    for d in dirs:
-        r = json.loads((d / "results.json").read_text())
-        lo, hi = r["p1_win_rate_ci95"]
-        rows.append(f"| `{r['p2']}` | {how(played(r))} | {r['matches']} | **{r['p1_win_rate']:.3f}** | "
-                    f"{lo:.3f}–{hi:.3f} | {r['elo_diff']:+.0f} | {r['errors']} |")
+    for e in evaluations:
+        lo, hi = e["ci95"]
+        rows.append(f"| `{e['opponent']}` | {e['moves']} | {e['battles']:,} | **{e['win_rate']:.3f}** | "
+                    f"{lo:.3f}–{hi:.3f} | {e['elo']:+.0f} | {e['errors']} |")
     return rows
 
 
-def eval_commands(dirs: list[Path]) -> list[str]:
-    """Each evaluation's command as it reads now: `agent` where it played as agent does."""
-    out = []
-    for d in dirs:
-        r = json.loads((d / "results.json").read_text())
-        name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
-        out.append(f"./rp metapvp/exe/head2head.py --p1 {shlex.quote(name)} --p2 {shlex.quote(r['p2'])} "
-                   f"--format {r['format']} --num-matches {r['matches']} --seed {r['seed']}")
-    return out
+def card_data_path(card: Path) -> Path:
+    """The card's data beside its card: what the card says that the model's metadata does not
+    (how it was made, its evaluations), so that the card can be written again."""
+    return card.with_suffix(".card.json")
 
 
-def averaged_row(run: Path, meta: dict) -> list[str]:
-    """The row that says a model is an average of checkpoints (metapvp/exe/average_checkpoints.py)."""
+def read_card_data(path: Path) -> dict:
+    if not path.is_file():
+        return {"evaluations": []}
+    try:
+        return json.loads(path.read_text())
+    except ValueError as e:
+        raise SystemExit(f"ship: {path}: not JSON ({e})") from None
+
+
+def with_evaluations(data: dict, new: list[dict]) -> dict:
+    """`data` with `new` evaluations in, each in place of one of the same opponent, moves and seed."""
+    key = lambda e: (e["opponent"], e["moves"], e.get("seed"))  # noqa: E731
+    fresh = {key(e) for e in new}
+    return {**data, "evaluations": [e for e in data["evaluations"] if key(e) not in fresh] + new}
+
+
+def averaged_weights(run: Path, meta: dict) -> str | None:
+    """What the card says of a model that is an average of checkpoints (metapvp/exe/average_checkpoints.py)."""
     names = meta.get("averaged_from")
     if not names:
-        return []
+        return None
     first, last = names[0].removesuffix(".zip").split("-")[-1], names[-1].removesuffix(".zip").split("-")[-1]
-    return [f"| weights | the average of {len(names)} checkpoints, updates {int(first)}–{int(last)}: "
-            f"`./rp metapvp/exe/average_checkpoints.py OUT.zip --run {run} --last {len(names)}` |"]
+    return (f"the average of {len(names)} checkpoints, updates {int(first)}–{int(last)}: "
+            f"`metapvp runs average OUT.zip --run {run} --last {len(names)}`")
 
 
 def strength_intro(fmt: str) -> list[str]:
@@ -136,67 +167,63 @@ def strength_intro(fmt: str) -> list[str]:
             "move), and `agent@1` samples from its policy as in training:"]
 
 
-def made_rows(meta: dict, cfg: dict, hours: float, step: dict) -> list[str]:
-    """How a model trained by PPO in one run (its lineage's `step`) was made, as rows of the card's table."""
+def made_rows(step: dict) -> list[str]:
+    """How a model trained by PPO in one run (its lineage's one `step`) was made, as rows of the card's table."""
     warm = [f"| warm start | {lineage.warm_start(step['warm_start'])} |"] if "warm_start" in step else []
-    return [f"| trained | {meta['date'][:10]}, {meta['updates']} PPO updates on {meta['steps']:,} learner decisions |",
-            *warm,
-            f"| compute | {hours:.2f} h of wall time on {cfg['workers']} rollout workers + the learner, "
-            f"a 2-core CPU machine: {2 * hours:.1f} CPU-hours, no GPU |"]
+    compute = ([f"| compute | {step['hours']:.2f} h of wall time on {step['workers']} rollout workers + the learner, "
+                f"a 2-core CPU machine: {2 * step['hours']:.1f} CPU-hours, no GPU |"] if "hours" in step else [])
+    return [f"| trained | {step['updates']} PPO updates on {step['decisions']:,} learner decisions |", *warm, *compute]
 
 
-def card(run: Path, meta: dict, state: dict, cfg: dict, evals: list[Path], command: str, curve: str | None,
-         steps: list[dict]) -> str:
-    """The model card; `steps` the model's lineage (training/lineage.py)."""
+def card(meta: dict, data: dict, curve: str | None, steps: list[dict], name: str) -> str:
+    """The model card of the model file `name` (`FORMAT.zip` where it is shipped as `agent`),
+    from its metadata (format, contract, network, the search `agent` plays), its lineage
+    `steps` and the card's data (how it was made, its evaluations): nothing else."""
     fmt = meta["format"]
-    hours = state["seconds"] / 3600
-    expt = cfg.get("_expt", "expts/gen9randombattle.yml")
+    shipped = name == f"{fmt}.zip"
+    expt = data.get("experiment", "expts/gen9randombattle.yml")
+    evaluations = data["evaluations"]
     lines = [
-        "# Shipped models",
+        "# Shipped models" if shipped else f"# `{name}`",
         "",
-        f"## `{fmt}.zip`",
-        "",
-        f"Any command that takes a player takes `agent` (the model for the format it plays) or `agent:{fmt}`:",
-        "",
-        "```bash",
-        f"./rp metapvp/exe/head2head.py --p1 agent --p2 heuristic --format {fmt}",
-        f"./rp metapvp/exe/challenge_bot.py agent --port 8000 --formats {fmt}",
-        f"./rp metapvp/exe/serve_api.py --model agent:{fmt}",
-        "```",
-        "",
+        *([f"## `{name}`", "",
+           f"Any command that takes a player takes `agent` (the model for the format it plays) or `agent:{fmt}`:",
+           "", "```bash", f"metapvp head2head --p1 agent --p2 heuristic --format {fmt}",
+           f"metapvp challenge agent --port 8000 --formats {fmt}", f"metapvp serve --model agent:{fmt}", "```", ""]
+          if shipped else [data.get("about", "A model kept beside the shipped one."), ""]),
         "| | |",
         "|---|---|",
         f"| format | {fmt} |",
         f"| contract | {meta['contract']['name']} (hash `{meta['contract']['hash'][:16]}`) |",
         f"| network | preset `{meta['preset']}` |",
-        *(made_rows(meta, cfg, hours, steps[0]) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
+        *(made_rows(steps[0]) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
           [f"| made | in {len(steps)} steps, oldest first (below, How it was made) |"]),
-        f"| experiment | [`{expt}`](../../{expt}) |",
-        f"| made by | `{command}` |",
-        *averaged_row(run, meta),
+        *(f"| {k} | {v} |" for k, v in data.get("rows", [])),
+        f"| experiment | [`{expt}`]({'../' * (1 + name.count('/'))}../{expt}) |",
+        *([f"| made by | `{data['made_by']}` |"] if data.get("made_by") else []),
+        *([f"| weights | {data['weights']} |"] if data.get("weights") else []),
         "",
-        *([] if len(steps) == 1 else
+        *([] if len(steps) < 2 else
           ["### How it was made", "", *(f"{i}. {lineage.described(s, SHIPPED_MODELS)}" for i, s in enumerate(steps, 1)),
            ""]),
         "### Strength",
         "",
-        *strength_intro(fmt),
+        *(strength_intro(fmt) if shipped else ["head2head, seats alternating, the model played as each row says:"]),
         "",
-        *eval_rows(evals),
+        *eval_rows(evaluations),
         "",
         "Each row comes from:",
         "",
         "```bash",
-        *eval_commands(evals),
+        *dict.fromkeys(e["command"] for e in evaluations),
         "```",
         "",
         *([] if curve is None else
-          ["### Training curve", "",
-           f"Win rates of the checkpoints in training's own evaluations ({cfg['eval']['battles']} battles each):",
+          ["### Training curve", "", "Win rates of the checkpoints in training's own evaluations:",
            "", f"![training curve]({curve})", ""]),
         "### Limits",
         "",
-        f"Trained and measured in {fmt} only, against the scripted baselines above, not against people.",
+        f"Trained and measured in {fmt} only, against the players above, not against people.",
         "It sees what a player sees (the critic's view of the foe's true team is used in training only).",
         "",
     ]
@@ -221,12 +248,20 @@ def search_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("run", type=Path, nargs="?", help="the training run (not needed with --search-only)")
+    ap.add_argument("run", type=Path, nargs="?", help="the training run (not needed with --search-only or --card-for)")
     ap.add_argument("--model", type=Path)
-    ap.add_argument("--evals", type=Path, nargs="+")
+    ap.add_argument("--evals", type=Path, nargs="+", default=[],
+                    help="head2head --outdir folders: their results join the card's evaluations, each in place of "
+                         "one against the same opponent played the same way")
+    ap.add_argument("--fresh-evals", action="store_true", help="the card's evaluations start anew with --evals")
+    ap.add_argument("--headline", action="store_true",
+                    help="--evals are `agent`'s headline figures, which the README shows (in place of any other "
+                         "headline against the same opponent)")
     ap.add_argument("--expt", default="expts/gen9randombattle.yml")
     ap.add_argument("--command", help="the command that trained it (default: from the experiment file)")
-    ap.add_argument("--card-only", action="store_true", help="rewrite the card only")
+    ap.add_argument("--card-for", metavar="FORMAT",
+                    help="write the card of the model shipped for FORMAT again, from its metadata and card data "
+                         "(with --evals added): no run, no model copied")
     ap.add_argument("--card", help="the card's file name in static/models/ (default: FORMAT.md)")
     ap.add_argument("--search", nargs="+", default=[],
                     help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1, or "
@@ -251,15 +286,22 @@ def main(argv=None) -> int:
         update_metadata(path, **entries)
         print(f"{path}: agent plays {agent_as_played('agent', args.search_only)}")
         return 0
+    if args.card_for:
+        path = Path(args.card_for) if args.card_for.endswith(".zip") else SHIPPED_MODELS / f"{args.card_for}.zip"
+        if not path.is_file():
+            ap.error(f"--card-for {args.card_for}: no such model (no {path})")
+        if entries:
+            update_metadata(path, **entries)
+        return write_card(path, args, {})
     if not (args.run and args.model and (args.evals or args.lineage_only)):
-        ap.error("shipping a model needs RUN, --model and --evals (--lineage-only: RUN and --model)")
+        ap.error("shipping a model needs RUN, --model and --evals (--lineage-only: RUN and --model; "
+                 "--card-for FORMAT: the card alone)")
     try:
         meta = read_metadata(args.model)
     except ModelError as e:
         ap.error(str(e))
     state = json.loads((args.run / "checkpoints" / "state.json").read_text())
     cfg = ended_config(args.run)
-    cfg["_expt"] = args.expt
     try:
         steps = lineage_of(args, cfg, meta, state)
     except lineage.LineageError as e:
@@ -268,22 +310,42 @@ def main(argv=None) -> int:
         update_metadata(args.model, lineage=steps)
         print(f"{args.model}: made in {len(steps)} steps")
         return 0
-    command = args.command or f"./rp metapvp/exe/integrated_rl_script.py {args.expt} runs/ship"
     SHIPPED_MODELS.mkdir(parents=True, exist_ok=True)
     fmt = meta["format"]
+    shipped = SHIPPED_MODELS / f"{fmt}.zip"
+    shutil.copyfile(args.model, shipped)
     # a training curve is PPO's: a round of imitation has none (its one evaluation is in its run)
-    curve = f"{fmt}-curve.png" if steps[-1]["kind"] == "ppo" else None
-    if not args.card_only:
-        shutil.copyfile(args.model, SHIPPED_MODELS / f"{fmt}.zip")
-        if curve:
-            shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / curve)
-        else:
-            (SHIPPED_MODELS / f"{fmt}-curve.png").unlink(missing_ok=True)   # the model before's, not this one's
-    if entries or not args.card_only:
-        update_metadata(SHIPPED_MODELS / f"{fmt}.zip", **entries, **({} if args.card_only else {"lineage": steps}))
-    card_path = SHIPPED_MODELS / (args.card or f"{fmt}.md")
-    card_path.write_text(card(args.run, meta, state, cfg, args.evals, command, curve, steps))
-    print(f"shipped {SHIPPED_MODELS / (fmt + '.zip')} and its card {card_path}")
+    if steps[-1]["kind"] == "ppo":
+        shutil.copyfile(args.run / "winrate.png", SHIPPED_MODELS / f"{fmt}-curve.png")
+    else:
+        (SHIPPED_MODELS / f"{fmt}-curve.png").unlink(missing_ok=True)   # the model before's, not this one's
+    update_metadata(shipped, **entries, lineage=steps)
+    made = {"experiment": args.expt,
+            "made_by": args.command or f"metapvp train {args.expt} runs/ship",
+            "weights": averaged_weights(args.run, meta)}
+    return write_card(shipped, args, made, fresh=True)
+
+
+def write_card(model: Path, args, made: dict, fresh: bool = False) -> int:
+    """Writes the card's data (`made` and --evals into what it held) beside `model`, and the
+    card from it and the model's metadata."""
+    meta = read_metadata(model)
+    card_path = model.parent / args.card if args.card else model.with_suffix(".md")
+    data_path = card_data_path(card_path)
+    data = {**({"evaluations": []} if fresh or args.fresh_evals else read_card_data(data_path)),
+            **{k: v for k, v in made.items() if v is not None}}
+    new = [{**evaluation(d), **({"headline": True} if args.headline else {})} for d in args.evals]
+    if args.headline:   # one headline an opponent
+        opponents = {e["opponent"] for e in new}
+        data["evaluations"] = [{k: v for k, v in e.items() if k != "headline" or e["opponent"] not in opponents}
+                               for e in data["evaluations"]]
+    data = with_evaluations(data, new)
+    data_path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+    curve = model.with_name(f"{model.stem}-curve.png")
+    name = str(model.resolve().relative_to(SHIPPED_MODELS.resolve())) if model.resolve().is_relative_to(
+        SHIPPED_MODELS.resolve()) else model.name
+    card_path.write_text(card(meta, data, curve.name if curve.is_file() else None, lineage.of_model(model), name))
+    print(f"wrote {card_path} from {data_path} and {model}'s metadata")
     return 0
 
 

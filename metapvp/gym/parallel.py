@@ -17,7 +17,12 @@ The rewards come at the end: `rewards["win"]` to the winner, minus that to the l
 from __future__ import annotations
 
 import numpy as np
-from pettingzoo import ParallelEnv
+
+try:
+    from pettingzoo import ParallelEnv
+except ImportError:
+    raise ImportError("metapvp.gym.parallel needs PettingZoo, an optional part: pip install 'metapvp[sb3]' "
+                      "(./rp installs every optional part)") from None
 
 from metapvp.backends import make_backend
 from metapvp.gym.env import Shaping, draw_seed, outcome, reward_weights

@@ -19,8 +19,13 @@ from typing import Any
 
 import torch
 from gymnasium import spaces
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+try:
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+except ImportError:
+    raise ImportError("metapvp.integrations.sb3 needs Stable-Baselines3 and sb3-contrib, an optional part: "
+                      "pip install 'metapvp[sb3]' (./rp installs every optional part)") from None
 
 from metapvp import contract as contracts
 from metapvp.gym.spaces import obs_key

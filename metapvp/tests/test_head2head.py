@@ -368,8 +368,8 @@ class Head2HeadCliTest(unittest.TestCase):
                               text=True, cwd=ROOT, timeout=60)
         self.assertEqual(proc.returncode, 0, proc.stderr)
         self.assertEqual(json.loads(proc.stdout.splitlines()[-1])["a_only"], 0)
-        from metapvp.exe.ship_model import eval_rows
-        (row,) = eval_rows(old[:1])[2:]
+        from metapvp.exe.ship_model import eval_rows, evaluation
+        (row,) = eval_rows([evaluation(old[0])])[2:]
         self.assertIn("`search64x2fhh4q16p1` (a setting since retired)", row)
 
     def check_pooling(self, out: Path, result: dict):

@@ -2,9 +2,13 @@
 import argparse
 import contextlib
 import io
+import json
+import shutil
 import subprocess
 import sys
+import tempfile
 import unittest
+from pathlib import Path
 
 from metapvp import ROOT
 from metapvp.arena import play
@@ -123,6 +127,40 @@ class ShippedAgentTest(unittest.TestCase):
             self.assertEqual(how(spec), "native search, 10,000 iterations in each of 2 worlds")
             self.assertIn(f"`{SHIPPED_NATIVE.prefix()}`", " ".join(strength_intro("gen9randombattle")))
         self.assertEqual(how("native(ms=150,worlds=4):agent"), "native search, 150 ms in each of 4 worlds")
+
+    def test_each_card_is_what_its_metadata_and_data_write(self):
+        """A shipped model's card is written from two sources alone, the model's metadata and
+        the card's data beside it: `metapvp ship --card-for` on a copy of each gives the card
+        committed, and adding a head2head run puts its row in (in place of one of the same
+        opponent, moves and seed) with its command."""
+        from metapvp.exe import ship_model
+        for fmt in ("gen9randombattle", "gen9randomdoublesbattle"):
+            with self.subTest(format=fmt), tempfile.TemporaryDirectory() as tmp:
+                for name in (f"{fmt}.zip", f"{fmt}.card.json"):
+                    shutil.copyfile(SHIPPED_MODELS / name, Path(tmp) / name)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(ship_model.main(["--card-for", str(Path(tmp) / f"{fmt}.zip")]), 0)
+                self.assertEqual((Path(tmp) / f"{fmt}.md").read_text(), (SHIPPED_MODELS / f"{fmt}.md").read_text())
+        with tempfile.TemporaryDirectory() as tmp:
+            fmt = "gen9randombattle"
+            for name in (f"{fmt}.zip", f"{fmt}.card.json"):
+                shutil.copyfile(SHIPPED_MODELS / name, Path(tmp) / name)
+            run = Path(tmp) / "run"
+            run.mkdir()
+            (run / "results.json").write_text(json.dumps({
+                "format": fmt, "p1": "agent@0", "p2": "maxdamage", "matches": 10, "p1_wins": 7, "p1_win_rate": 0.7,
+                "p1_win_rate_ci95": [0.397, 0.892], "elo_diff": 147.2, "errors": 0, "seed": 0, "workers": 1,
+                "play_best_move": None}))
+            with contextlib.redirect_stdout(io.StringIO()):
+                self.assertEqual(ship_model.main(["--card-for", str(Path(tmp) / f"{fmt}.zip"), "--evals", str(run)]), 0)
+            data = json.loads((Path(tmp) / f"{fmt}.card.json").read_text())
+            key = ("maxdamage", "best move", 0)
+            rows = [e for e in data["evaluations"] if (e["opponent"], e["moves"], e["seed"]) == key]
+            self.assertEqual([(e["battles"], e["win_rate"]) for e in rows], [(10, 0.7)])
+            card = (Path(tmp) / f"{fmt}.md").read_text()
+            self.assertIn("| `maxdamage` | best move | 10 | **0.700** | 0.397–0.892 | +147 | 0 |", card)
+            self.assertIn("metapvp head2head --p1 agent@0 --p2 maxdamage --format gen9randombattle --num-matches 10 "
+                          "--workers 1 --seed 0", card)
 
     def test_agent_with_a_format_names_that_format(self):
         self.assertEqual(make_player("agent:gen9randombattle").contract, "singles-v2")

@@ -109,4 +109,4 @@ def described(s: dict, card_folder: Path) -> str:
         card = Path(s["model"]).with_suffix(".md")
         where.append(f"[its card]({os.path.relpath(card.resolve(), card_folder.resolve())})" if card.is_file()
                      else f"`{s['model']}`")
-    return f"{s['date']}: {text}" + (f" ({'; '.join(where)})" if where else "")
+    return text + (f" ({'; '.join(where)})" if where else "")
