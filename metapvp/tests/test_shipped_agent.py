@@ -136,8 +136,9 @@ class ShippedAgentTest(unittest.TestCase):
         from metapvp.exe import ship_model
         for fmt in ("gen9randombattle", "gen9randomdoublesbattle"):
             with self.subTest(format=fmt), tempfile.TemporaryDirectory() as tmp:
-                for name in (f"{fmt}.zip", f"{fmt}.card.json"):
-                    shutil.copyfile(SHIPPED_MODELS / name, Path(tmp) / name)
+                for name in (f"{fmt}.zip", f"{fmt}.card.json", f"{fmt}-curve.png"):
+                    if (SHIPPED_MODELS / name).is_file():
+                        shutil.copyfile(SHIPPED_MODELS / name, Path(tmp) / name)
                 with contextlib.redirect_stdout(io.StringIO()):
                     self.assertEqual(ship_model.main(["--card-for", str(Path(tmp) / f"{fmt}.zip")]), 0)
                 self.assertEqual((Path(tmp) / f"{fmt}.md").read_text(), (SHIPPED_MODELS / f"{fmt}.md").read_text())
