@@ -252,13 +252,20 @@ function carryPP(view, p, ident, active = null) {
 }
 
 function hasPressure(view, ident) {
-  const name = ident.replace(/^p[1-4][a-z]?: /, '');
-  if (ident.startsWith(view.self.id)) {
-    const r = view.request.side.pokemon.find(row => row.ident.replace(/^p[1-4][a-z]?: /, '') === name);
-    return !!r && toID(r.ability || r.baseAbility) === 'pressure';
-  }
-  const p = view.foe.team.find(q => q.name === name);
+  const {row, client} = known(view, ident);
+  const p = row || client;
   return !!p && toID(p.ability || p.baseAbility) === 'pressure';
+}
+
+// A Pokemon's name in an ident ('p2a: Pelipper' -> 'Pelipper').
+const nameIn = ident => ident.replace(/^p[1-4][a-z]?: /, '');
+
+/** The Pokemon `ident` names as `view`'s player knows it: {row: our request's row} or {client:
+ * the foe's as the client has it}; {} where neither has it. */
+function known(view, ident) {
+  const name = nameIn(ident);
+  if (ident.startsWith(view.self.id)) return {row: view.request.side.pokemon.find(r => nameIn(r.ident) === name)};
+  return {client: view.foe.team.find(q => q.name === name)};
 }
 
 function setFoe(battle, p, client) {
@@ -341,14 +348,10 @@ function setField(battle, view, me, foeSets = []) {
 function setterItem(view, foeSets) {
   return ident => {
     if (!ident) return null;
-    const name = ident.replace(/^p[1-4][a-z]?: /, '');
-    if (ident.startsWith(view.self.id)) {
-      const r = view.request.side.pokemon.find(row => row.ident.replace(/^p[1-4][a-z]?: /, '') === name);
-      return r ? toID(r.item) : null;
-    }
-    const p = view.foe.team.find(q => q.name === name);
-    if (p && (p.item || p.lastItem)) return toID(p.item || p.lastItem);
-    const set = foeSets.find(s => s.name === name);
+    const {row, client} = known(view, ident);
+    if (row) return toID(row.item);
+    if (client && (client.item || client.lastItem)) return toID(client.item || client.lastItem);
+    const set = !ident.startsWith(view.self.id) && foeSets.find(s => s.name === nameIn(ident));
     return set ? toID(set.item) : null;
   };
 }
