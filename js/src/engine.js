@@ -8,6 +8,7 @@ import {legalChoices} from './actiontable.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 import {engineStateMethods} from './enginestate.js';
+import {thoughtMethods} from './thoughts.js';
 
 export class Engine {
   constructor(contract) {
@@ -122,4 +123,4 @@ export class Engine {
   }
 }
 
-Object.assign(Engine.prototype, searchMethods, engineStateMethods);
+Object.assign(Engine.prototype, searchMethods, engineStateMethods, thoughtMethods);

@@ -17,6 +17,7 @@
 import {gameOf} from './games/index.js';
 import {legalChoices} from './actiontable.js';
 import {mulberry32} from './random.js';
+import {teamAsDrawn} from './thoughts.js';
 
 export const ENGINE_STATUS = {'': 'NONE', brn: 'BURN', slp: 'SLEEP', frz: 'FREEZE', par: 'PARALYZE', psn: 'POISON', tox: 'TOXIC'};
 const WEATHER = {'': 'NONE', sunnyday: 'SUN', raindance: 'RAIN', sandstorm: 'SAND', hail: 'HAIL', snow: 'SNOW',
@@ -197,12 +198,14 @@ export const engineStateMethods = {
    * sets drawn from `seeds[i]`), options: per world, {the engine's name of one of our options:
    * its action index}}; {error} where it failed, never stopping the others. `told`: a
    * diagnostic, not a player: every world is the true battle (`this.trueBattle`, which only the
-   * in-process simulator has), to measure what drawing the foe's sets costs. */
-  engineWorlds(keys, worlds, seeds, told = false) {
+   * in-process simulator has), to measure what drawing the foe's sets costs. `foes`: each result
+   * also has `foes`, per world the foe's team as drawn (thoughts.js teamAsDrawn), for a reader
+   * of the player's thoughts. */
+  engineWorlds(keys, worlds, seeds, told = false, foes = false) {
     return keys.map(([battle, perspective], i) => {
       try {
         const view = this.view(battle, perspective);
-        return told ? toldWorlds(view, this.trueBattle(battle), worlds) : worldsOf(view, worlds, seeds[i]);
+        return told ? toldWorlds(view, this.trueBattle(battle), worlds, foes) : worldsOf(view, worlds, seeds[i], foes);
       } catch (e) {
         return {error: e.message};
       }
@@ -218,27 +221,29 @@ function searchable(view) {
   return gameOf('singles', 'the native search').faces(view);
 }
 
-function worldsOf(view, worlds, seed) {
+function worldsOf(view, worlds, seed, foes) {
   if (!searchable(view)) return null;
   const random = mulberry32(seed);
-  const out = {states: [], options: []};
+  const out = {states: [], options: [], ...(foes ? {foes: []} : {})};
   for (let w = 0; w < worlds; w++) {
     const world = drawnWorld(view, random);
     if (!world) continue;
     out.states.push(world.state);
     out.options.push(world.options);
+    if (foes) out.foes.push(teamAsDrawn(world.foe));
   }
   return out.states.length ? out : null;
 }
 
 /** `worlds` copies of the true battle `sim` (an @pkmn/sim Battle) as `view`'s side sees it
  * with every set known (engineWorlds' `told`). */
-function toldWorlds(view, sim, worlds) {
+function toldWorlds(view, sim, worlds, foes) {
   if (!searchable(view)) return null;
   const side = sim.sides.find(s => s.id === view.request.side.id);
   if (!side) throw new Error(`no side ${view.request.side.id} in the true battle`);
   const world = {state: engineState(sim, side.n), options: optionNames(legalChoices(view.request), side, view.request)};
-  return {states: Array(worlds).fill(world.state), options: Array(worlds).fill(world.options)};
+  return {states: Array(worlds).fill(world.state), options: Array(worlds).fill(world.options),
+    ...(foes ? {foes: Array(worlds).fill(teamAsDrawn(sim.sides[1 - side.n]))} : {})};
 }
 
 function forcedSwitch(req) {
@@ -247,7 +252,7 @@ function forcedSwitch(req) {
 
 /** One world drawn from a singles `view` (`random`: numbers in [0, 1)) as the native search
  * thinks on it: {state: the engine's state, options: {the engine's name of one of our options:
- * its action index}}; null where none can be drawn. */
+ * its action index}, foe: the world's foe side (a simulated side)}; null where none can be drawn. */
 export function drawnWorld(view, random) {
   const start = gameOf('singles', 'the native search').start(view, random);
   if (!start) return null;
@@ -265,7 +270,7 @@ export function drawnWorld(view, random) {
   carryCounters(ours, view.self, view);
   carryCounters(theirs, view.foe, view);
   return {state: engineState(start.battle, start.me),
-    options: optionNames(legalChoices(view.request), ours, view.request)};
+    options: optionNames(legalChoices(view.request), ours, view.request), foe: theirs};
 }
 
 /** What limits each side's choices, carried into a drawn world (whose Pokemon start fresh): the

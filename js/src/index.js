@@ -10,6 +10,7 @@ import {Teams} from '@pkmn/sim';
 import {legalChoices} from './actiontable.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
+import {narrate, setsInWords} from './narrate.js';
 import {dexTables} from './dextables.js';
 import {stats as damageStats} from './knowledge/damage.js';
 import {knowledgeCacheSizes} from './knowledge/index.js';
@@ -66,6 +67,10 @@ const metapvp = {
   teamSeeds(seed) { return JSON.stringify(teamSeeds(seed)); },
   /** What a spectator sees of simulator `update` messages (their |split| pairs resolved). */
   spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
+  /** A spectator log told turn by turn, in words, with HP after each turn (narrate.js). */
+  narrate(lines, perspective) { return JSON.stringify(narrate(lines, perspective)); },
+  /** Saved sets with their moves by name (narrate.js). */
+  setsInWords(sets) { return JSON.stringify(setsInWords(sets)); },
   /** Move data and the type chart along the contract's vocabularies (see dextables.js). */
   /** Counts of the damage calculator's work so far in this context (for benchmarks). */
   knowledgeStats() { return JSON.stringify({...damageStats, cached: knowledgeCacheSizes()}); },

@@ -11,6 +11,7 @@ import {scriptedAction} from './games/index.js';
 import {lookaheadMany} from './lookahead.js';
 import {searchMethods} from './search.js';
 import {engineStateMethods} from './enginestate.js';
+import {thoughtMethods} from './thoughts.js';
 
 Teams.setGeneratorFactory(TeamGenerators);
 
@@ -269,4 +270,4 @@ export class Simulator {
   }
 }
 
-Object.assign(Simulator.prototype, searchMethods, engineStateMethods);
+Object.assign(Simulator.prototype, searchMethods, engineStateMethods, thoughtMethods);

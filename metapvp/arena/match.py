@@ -11,6 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from metapvp import contract as contracts
+from metapvp.arena.thoughts import ThoughtLog
 from metapvp.engine import Simulator
 from metapvp.players.base import Decisions, Player, contract_for
 
@@ -27,6 +28,7 @@ class Result:
     unavailable: int
     error: str | None
     log: str | None = None  # Showdown's saved-battle JSON, when logs are kept
+    thoughts: list | None = None   # the players' thoughts at each decision, when recorded (arena/thoughts.py)
 
 
 def decide(player: Player, keys, obs, state, greedy: bool) -> tuple[np.ndarray, dict[str, str]]:
@@ -62,18 +64,19 @@ def first_seat(i: int) -> str:
 
 def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: int = 32,
          teams: dict | None = None, keep_logs: bool = False, greedy=(False, False),
-         backend=None, stop: threading.Event | None = None, prefix: str = "h2h"):
+         backend=None, stop: threading.Event | None = None, prefix: str = "h2h", thoughts: bool = False):
     """Yields a Result per battle, as battles end. `indices`: the battle numbers to play (their
     seeds and seats follow from them); `teams`: {'a': team, 'b': team} for formats with user
     teams; `greedy`: (a, b) ask for each player's best action rather than a sample; `stop`: once
     set, the battles under way are dropped after the step in hand (a slow player would take
-    minutes to finish them)."""
+    minutes to finish them); `thoughts`: record what the players thought (Result.thoughts)."""
     need = contract_for(a, b)
     sim = backend or Simulator(need or contracts.for_format(fmt))
     if need and sim.contract.name != need:
         raise ValueError(f"the backend encodes contract {sim.contract.name}, but a player needs {need}")
     todo = list(indices)[::-1]
     live: dict[str, tuple[int, str]] = {}  # battle id -> (index, A's side)
+    recorder = ThoughtLog({"a": a, "b": b}) if thoughts else None
 
     def spec(i):
         a_side = first_seat(i)
@@ -99,13 +102,16 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
             for err in step.errors:
                 if err.battle in live and not any(e.battle == err.battle for e in step.ended):
                     i, a_side = live.pop(err.battle)
+                    if recorder:
+                        recorder.take(err.battle)
                     yield Result(i, err.battle, battle_seed(seed, i), a_side, None, 0, 0, 0, str(err))
             for e in step.ended:
                 if e.battle not in live:
                     continue
                 i, a_side = live.pop(e.battle)
                 winner = None if e.error else "tie" if not e.winner else "a" if e.winner == a_side else "b"
-                yield Result(i, e.battle, e.seed, a_side, winner, e.turns, e.invalid, e.unavailable, e.error, e.log)
+                yield Result(i, e.battle, e.seed, a_side, winner, e.turns, e.invalid, e.unavailable, e.error, e.log,
+                             recorder.take(e.battle) if recorder else None)
             actions, failed = [], {}
             for player, is_a, g in ((a, True, greedy[0]), (b, False, greedy[1])):
                 rows = [k for k, d in enumerate(step.decisions)
@@ -117,11 +123,17 @@ def play(a: Player, b: Player, fmt: str, indices, seed: int = 0, concurrency: in
                 obs = {name: v[idx] for name, v in step.obs.items()}
                 chosen, why = decide(player, keys, obs, sim, g)
                 failed.update(why)
+                if recorder:
+                    kept = [k for k, (bt, _) in enumerate(keys) if bt not in why]
+                    recorder.add(player, [keys[k] for k in kept], [step.decisions[rows[k]].turn for k in kept],
+                                 chosen[kept], sim)
                 actions += [(bt, sd, int(x)) for (bt, sd), x in zip(keys, chosen) if bt not in why]
             if failed:
                 sim.abort(list(failed))
                 for battle, error in failed.items():
                     i, a_side = live.pop(battle)
+                    if recorder:
+                        recorder.take(battle)
                     yield Result(i, battle, battle_seed(seed, i), a_side, None, 0, 0, 0, error)
                 actions = [x for x in actions if x[0] not in failed]
             if (not live and not todo) or stopped():

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from metapvp.arena.match import first_seat
 from metapvp.arena.runconfig import RunConfig, Tally
+from metapvp.arena.thoughts import thoughts_path, write_thoughts
 
 RUN_FILE = "run.json"      # the run's config, written to its outdir before the first battle
 SAME_RUN = ("format", "p1", "p2", "seed", "play_best_move", "team_p1", "team_p2")   # what makes it the same battles
@@ -33,14 +34,30 @@ class Earlier:
     seconds: float = 0.0
 
 
+def log_path(cfg: RunConfig, index: int) -> Path:
+    return Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz"
+
+
 def write_log(cfg: RunConfig, index: int, log: str):
     """Written whole or not at all (renamed into place), so that a run killed mid-write leaves
     no torn log for a resume to stumble on."""
-    path = Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz"
+    path = log_path(cfg, index)
     part = path.with_name(path.name + ".part")
     with gzip.open(part, "wt") as f:
         f.write(log)
     part.replace(path)
+
+
+def write_battle(cfg: RunConfig, result: dict):
+    """A finished battle's log (a match.Result as a dict) and, where recorded, its thoughts
+    beside it (arena/thoughts.py; the players named by their specs, --p1 A), the thoughts first:
+    a log on disk is a battle done, for --resume."""
+    index, a_side = result["index"], result["a_side"]
+    if result.get("thoughts") is not None:
+        seats = {a_side: "a", ("p2" if a_side == "p1" else "p1"): "b"}
+        write_thoughts(thoughts_path(log_path(cfg, index)), index, {"a": cfg.p1, "b": cfg.p2}, seats,
+                       result["thoughts"])
+    write_log(cfg, index, result["log"])
 
 
 LOG_NAME = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")

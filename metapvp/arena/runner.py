@@ -23,7 +23,7 @@ from tqdm import tqdm
 from metapvp import contract as contracts
 from metapvp.arena.match import play
 from metapvp.arena.runconfig import RunConfig, Tally
-from metapvp.arena.rundir import Earlier, prepare, write_log
+from metapvp.arena.rundir import Earlier, prepare, write_battle
 from metapvp.arena.stats import summarize
 from metapvp.backends import make_backend
 from metapvp.engine import memory
@@ -58,7 +58,8 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
     backend = make_backend(cfg.sim, contract_for(a, b) or contracts.for_format(cfg.format))
     try:
         yield from play(a, b, cfg.format, indices, seed=cfg.seed, concurrency=cfg.concurrency, teams=teams,
-                        keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop)
+                        keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop,
+                        thoughts=cfg.thoughts and bool(cfg.outdir))
     finally:
         backend.close()
 
@@ -68,8 +69,8 @@ def _worker(cfg: RunConfig, share: int, indices, results, stop):
     try:
         for n, r in enumerate(play_share(cfg, indices, stop, share=share), 1):
             if cfg.outdir and r.log:
-                write_log(cfg, r.index, r.log)
-            r.log = None
+                write_battle(cfg, r.__dict__)
+            r.log = r.thoughts = None
             results.put(("result", r.__dict__))
             if cfg.memory_every and n % cfg.memory_every == 0:
                 results.put(("memory", {"worker": indices[0], "battles": n, **memory.sample()}))

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from metapvp.arena.rundir import prepare, write_log
+from metapvp.arena.rundir import prepare, write_battle
 from metapvp.arena.runner import RunConfig, play_share, report, shares
 from metapvp.cluster import MAX_REPLACEMENTS, REPLY_TIMEOUT_S, connect, describe, local_copy, log, where
 from metapvp.lifecycle import signals_held
@@ -102,7 +102,7 @@ def run_on_ray(cfg: RunConfig) -> dict:
                 continue
             finished[k].add(item["index"])
             if cfg.outdir and item.get("log"):
-                write_log(cfg, item["index"], item["log"])
+                write_battle(cfg, item)
             tally.add(item)
             bar.update(1)
             bar.set_postfix_str(tally.score(cfg))

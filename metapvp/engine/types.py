@@ -102,10 +102,14 @@ class BattleViews(Protocol):
         """A search of each (battle id, side) pair's decision over its candidate actions, from the
         policy's probabilities for them (js/src/search.js; `options`: SearchConfig.to_js())."""
 
-    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False) -> list:
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False, foes: bool = False) -> list:
         """For each (battle id, side) pair, `worlds` worlds drawn from its player's view written as
         poke-engine states, with each world's names of our options (js/src/enginestate.js);
-        `told`: each the true battle (a diagnostic the in-process simulator alone can answer)."""
+        `told`: each the true battle (a diagnostic the in-process simulator alone can answer);
+        `foes`: with each world's foe team as drawn."""
+
+    def labels(self, keys) -> list:
+        """For each (battle id, side) pair, its legal actions in words (js/src/thoughts.js)."""
 
 
 @runtime_checkable

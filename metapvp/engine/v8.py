@@ -127,6 +127,17 @@ class V8:
     def spectator_lines(self, messages: list[str]) -> list[str]:
         return json.loads(self._fn("spectatorLines", messages))
 
+    def narrate(self, lines: list[str], perspective: str = "p1") -> dict:
+        """A battle's spectator log told turn by turn as `perspective` reads it: {turns: [{turn,
+        lines: [sentences], sides: {p1: [...], p2: [...]}}], players, winner} (js/src/narrate.js);
+        EngineError names the line it cannot read."""
+        return json.loads(self._fn("narrate", lines, perspective))
+
+    def sets_in_words(self, sets: list[dict]) -> list[dict]:
+        """Saved sets (moves by id) as a reader reads them: species, level, item, ability, tera and
+        moves by name (js/src/narrate.js)."""
+        return json.loads(self._fn("setsInWords", sets))
+
     def dex_tables(self) -> dict:
         return json.loads(self._fn("dexTables"))
 
@@ -214,14 +225,21 @@ class V8Object:
         return self.v8.call(self.handle, "search", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
                             [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
 
-    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False) -> list:
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False, foes: bool = False) -> list:
         """Per (battle id, side) pair, in one call: {states: poke-engine states of `worlds` worlds
         drawn from the player's view (seeded by its seed), options: per world {the engine's name
         of one of our options: its action index}}, None where there is nothing to search (not a
         singles decision), or {"error": message} (js/src/enginestate.js). `told`: a diagnostic,
-        every world the true battle (the in-process simulator only)."""
+        every world the true battle (the in-process simulator only); `foes`: also, per world,
+        the foe's team as drawn (for a reader of the player's thoughts)."""
         return self.v8.call(self.handle, "engineWorlds", [list(k) for k in keys], int(worlds), [int(s) for s in seeds],
-                            bool(told))
+                            bool(told), bool(foes))
+
+    def labels(self, keys) -> list:
+        """Per (battle id, side) pair, in one call: {action index (a string): the action in
+        words, e.g. "Thunderbolt + Tera"} for every legal action of its request, or {"error":
+        message} (js/src/thoughts.js)."""
+        return self.v8.call(self.handle, "labels", [list(k) for k in keys])
 
     def records(self, rows) -> np.ndarray:
         """Raw copies of rows of the last call's records, (len(rows), record_bytes) uint8."""

@@ -6,6 +6,7 @@ same name in metapvp/exe/ (which keep working on their own: ./rp metapvp/exe/hea
     metapvp serve --model agent
     metapvp challenge agent --port 8000
     metapvp eval agent --port 8000 --num-matches 50
+    metapvp replay RUN_DIR --battle 0 [--thoughts]
     metapvp ship RUN_DIR --model MODEL --evals EVAL_DIR ...
     metapvp runs pool|compare|average ...
     metapvp bench
@@ -28,6 +29,7 @@ COMMANDS = {
     "serve": ("serve_api", "serve a player's moves to other clients over a socket"),
     "challenge": ("challenge_bot", "accept challenges on a Showdown server"),
     "eval": ("smogon_eval", "ladder, or challenge a user, on a Showdown server"),
+    "replay": ("replay", "a run's battles as Showdown replays, or pages of what the players thought"),
     "ship": ("ship_model", "ship a trained model with its card"),
     "bench": ("bench", "the full stack's speed beside the simulator alone"),
 }

@@ -71,6 +71,9 @@ def parse_args(argv=None):
     ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="play on Ray actors (one per worker): a local instance, or the cluster at "
                          "ADDRESS ('auto', 'ray://host:port')")
+    ap.add_argument("--thoughts", action=argparse.BooleanOptionalAction, default=True,
+                    help="with --outdir, keep what the players thought at each decision beside each battle's "
+                         "log, for `metapvp replay --thoughts` (default: on)")
     ap.add_argument("--resume", action="store_true",
                     help="go on with the stopped run in --outdir: its logged battles count, the rest are played")
     args = ap.parse_args(argv)

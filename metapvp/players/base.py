@@ -33,6 +33,14 @@ class Player:
     `contract`: the contract a player must be fed (a trained model's), None for any."""
     name = "player"
     contract: str | None = None
+    thinking = False
+    """Whether act() keeps what it made of each decision in `thoughts`: set by whoever records
+    them (metapvp/arena/thoughts.py); unset, nothing is kept and nothing costs."""
+    thoughts: dict = {}
+    """{decision key: what the player made of it} of the last act(), where `thinking`: any of
+    "prior" (per action, the policy's probability), "win" (its chance to win), "visits" (per
+    action, the search's share of its visits), "value" (per action, the search's mean value, None
+    where unvisited) and "worlds" (per world searched, the foe's team as drawn)."""
 
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         raise NotImplementedError
@@ -64,9 +72,17 @@ class GuidedPlayer(Player):
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:
             return np.zeros(0, dtype=np.int64)
-        return self.choose(decisions, self.policy.evaluate(decisions.obs)[0])
+        probs, win = self.policy.evaluate(decisions.obs)
+        self.notes = {}
+        chosen = self.choose(decisions, probs)
+        if self.thinking:
+            self.thoughts = {key: {"prior": probs[i], "win": float(win[i]), **self.notes.get(key, {})}
+                             for i, key in enumerate(decisions.keys)}
+        return chosen
 
     def choose(self, decisions: Decisions, probs: np.ndarray) -> np.ndarray:
+        """The actions kept; where `thinking`, what the sharpening found of a decision goes to
+        self.notes[key] (its "visits", "value", "worlds": Player.thoughts)."""
         raise NotImplementedError
 
 

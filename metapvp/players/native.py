@@ -173,14 +173,20 @@ class NativeSearch:
         self.last: dict = {}
         """{decision key: visits per action} of the last call's searched decisions (a teacher's
         targets: metapvp/training/rollout.py reads them)."""
+        self.notes: dict = {}
+        """{decision key: its "visits" (shares), "value" and "worlds"} of the last call's
+        searched decisions, where it was asked to describe them (Player.thoughts)."""
 
-    def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None) -> dict[int, np.ndarray]:
+    def visits(self, decisions: Decisions, rows: list[int], probs: np.ndarray | None,
+               describe: bool = False) -> dict[int, np.ndarray]:
         """{row: visits per action (the action table's width)} for the rows whose worlds could be
-        drawn and searched; `probs`: the policy's probabilities per row (None: uniform priors)."""
-        self.last = {}
+        drawn and searched; `probs`: the policy's probabilities per row (None: uniform priors);
+        `describe`: also keep in self.notes what each search found."""
+        self.last, self.notes = {}, {}
         keys = [decisions.keys[i] for i in rows]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
-        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds, told=self.config.foe == "told")
+        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds, told=self.config.foe == "told",
+                                              foes=describe)
         width = decisions.mask.shape[1]
         out = {}
         for i, seed, worlds in zip(rows, seeds, found):
@@ -193,36 +199,42 @@ class NativeSearch:
             p = probs[i] if probs is not None else None
             jobs = [self.pool.submit(self._search, state, names, p, int(seed) + w)
                     for w, (state, names) in enumerate(zip(worlds["states"], worlds["options"]))]
-            total = np.zeros(width)
+            total, valued, weighed = np.zeros(width), np.zeros(width), np.zeros(width)
             try:
                 for job in jobs:
-                    for a, n in job.result():
+                    for a, n, v in job.result():
                         total[a] += n
+                        if v is not None and n:
+                            valued[a] += n * v
+                            weighed[a] += n
             except ValueError as e:   # the engine refused a state: the policy decides
                 self.failed += 1
                 log.warning("native search failed in %s: %s", decisions.keys[i], e)
                 continue
             self.searched += 1
             out[i] = self.last[decisions.keys[i]] = total
+            if describe:
+                self.notes[decisions.keys[i]] = described(total, valued, weighed, worlds.get("foes"))
         return out
 
-    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float]]:
-        """(action, weight) of one world's search: its visits, or with choice=equilibrium the
-        world's visits shared as the equilibrium plays (so that every world weighs as its
-        search did); the engine's options it cannot name as one of our actions (none, as the
-        bridge writes them) are left out."""
+    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float, float | None]]:
+        """(action, weight, mean value) of one world's search: its visits, or with
+        choice=equilibrium the world's visits shared as the equilibrium plays (so that every
+        world weighs as its search did), and side one's mean value there (None where the search
+        reports none: poke-engine's, or an option unvisited); the engine's options it cannot
+        name as one of our actions (none, as the bridge writes them) are left out."""
         c = self.config
         options, _ = self.module.options(state)   # side one's, in the order both searches report
         if c.search == "poke-engine":
             r = self.module.engine_mcts(state, iterations=c.iterations, ms=c.ms)
-            iterations, visits = r["iterations"], r["s1_visits"]
+            iterations, visits, values = r["iterations"], r["s1_visits"], [None] * len(options)
         else:
             r = self.world_search(state, options, names, p, seed)
-            iterations, visits = r["iterations"], r["s1"]["visits"]
+            iterations, visits, values = r["iterations"], r["s1"]["visits"], r["s1"]["values"]
             if c.choice == "equilibrium":
                 visits = [share * sum(visits) for share in r["s1"]["equilibrium"]]
         self.iterations += iterations
-        return [(names[o], n) for o, n in zip(options, visits) if o in names]
+        return [(names[o], n, v) for o, n, v in zip(options, visits, values) if o in names]
 
     def world_search(self, state: str, options: list[str], names: dict, p: np.ndarray | None, seed: int) -> dict:
         """Our search of one world as the module returns it (per side its options, visits and
@@ -234,6 +246,16 @@ class NativeSearch:
                                   deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
                                   stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative,
                                   leaf_hidden=self.leaf_hidden, equilibrium=c.choice == "equilibrium")
+
+
+def described(visits: np.ndarray, valued: np.ndarray, weighed: np.ndarray, foes: list | None) -> dict:
+    """A searched decision as its thoughts keep it: each action's share of the visits, its mean
+    value over the worlds (`valued`: values times visits, over `weighed` visits; None where no
+    search valued it), and the foe's team in each world."""
+    total = visits.sum()
+    return {"visits": visits / total if total else visits,
+            "value": [float(v / n) if n else None for v, n in zip(valued, weighed)],
+            "worlds": foes}
 
 
 def root_prior(options: list[str], names: dict, p: np.ndarray | None, uniform: float) -> list[float]:
@@ -290,8 +312,9 @@ class NativeSearchPlayer(Counted, GuidedPlayer):
         probs = np.where(mask, probs, 0.0)
         chosen = probs.argmax(-1)
         rows = [i for i in range(len(decisions)) if mask[i].sum() > 1]
-        for i, visits in self.search.visits(decisions, rows, probs).items():
+        for i, visits in self.search.visits(decisions, rows, probs, describe=self.thinking).items():
             chosen[i] = played(visits, mask[i], probs[i])
+        self.notes = self.search.notes
         return chosen
 
 
@@ -310,6 +333,8 @@ class MctsPlayer(Counted, Player):
         chosen = mask.argmax(-1)
         rows = [i for i in range(len(decisions)) if mask[i].sum() > 1]
         flat = np.zeros(mask.shape[1])
-        for i, visits in self.search.visits(decisions, rows, None).items():
+        for i, visits in self.search.visits(decisions, rows, None, describe=self.thinking).items():
             chosen[i] = played(visits, mask[i], flat)
+        if self.thinking:
+            self.thoughts = dict(self.search.notes)
         return chosen

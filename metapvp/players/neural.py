@@ -56,7 +56,10 @@ class NeuralPlayer(Player):
     def act(self, decisions: Decisions, greedy: bool = False) -> np.ndarray:
         if len(decisions) == 0:
             return np.zeros(0, dtype=np.int64)
-        probs, _ = self._forward(decisions.obs)
+        probs, win = self._forward(decisions.obs)
+        if self.thinking:
+            self.thoughts = {key: {"prior": probs[i].numpy(), "win": float(win[i])}
+                             for i, key in enumerate(decisions.keys)}
         if greedy or self.temperature == 0:
             return probs.argmax(-1).numpy()
         return sample(probs, self.generator).numpy()

@@ -90,6 +90,8 @@ class SearchPlayer(GuidedPlayer):
             if result is None:
                 continue
             best = int(a[result["best"]])
+            if self.thinking:
+                self.notes[decisions.keys[i]] = searched_note(a, result, mask.shape[1])
             self.searched += 1
             self.nodes += result["nodes"]
             self.steps += result["steps"]
@@ -106,6 +108,17 @@ class SearchPlayer(GuidedPlayer):
         if self.game_type == "doubles":
             return np.array(joint_candidates(p, DOUBLES_TOP, DOUBLES_FLOOR), dtype=np.int64)
         return np.flatnonzero(mask)
+
+
+def searched_note(candidates: np.ndarray, result: dict, width: int) -> dict:
+    """A search's result as a decision's thoughts keep it (Player.thoughts): per action of the
+    table, its share of the visits and its mean value (None: not searched or never visited)."""
+    visits, value = np.zeros(width), [None] * width
+    total = sum(result["visits"]) or 1
+    for a, n, v in zip(candidates, result["visits"], result["values"]):
+        visits[int(a)] = n / total
+        value[int(a)] = v
+    return {"visits": visits, "value": value}
 
 
 def with_picks(candidates: np.ndarray, p: np.ndarray, mask: np.ndarray, picks) -> np.ndarray:

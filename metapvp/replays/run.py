@@ -1,0 +1,89 @@
+"""A run's battles (head2head's --outdir, or one battle's log file) as replays and pages: each
+read with a clear error naming what and where, each file written whole or not at all (renamed
+into place), so that a page is never half-written over a good one."""
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+from metapvp.arena.rundir import LOG_NAME
+from metapvp.arena.thoughts import read_thoughts, thoughts_path
+from metapvp.engine.types import EngineError
+from metapvp.replays.page import page_data, thoughts_page
+from metapvp.replays.showdown import public_lines, replay_file
+
+
+class ReplayError(ValueError):
+    """A run folder, battle number or log that makes no replay: the message names it."""
+
+
+def battle_logs(source: Path) -> dict[int, Path]:
+    """{battle number: its log file} of a run folder (its logs/), or of one log file."""
+    if source.is_file():
+        m = LOG_NAME.search(source.name)
+        return {int(m.group(1)) if m else 0: source}
+    if not source.is_dir():
+        raise ReplayError(f"{source}: no such run folder or battle log")
+    logs = {int(m.group(1)): p for p in sorted((source / "logs").glob("battle-*.log.json.gz"))
+            if (m := LOG_NAME.search(p.name))}
+    if not logs:
+        raise ReplayError(f"{source}: no battle logs in {source / 'logs'} (was the run played with --outdir?)")
+    return logs
+
+
+def read_battle(path: Path) -> dict:
+    """A saved battle (head2head's log); ReplayError naming the file where it is unreadable or cut
+    short."""
+    try:
+        with gzip.open(path, "rt") as f:
+            saved = json.load(f)
+    except (OSError, EOFError, ValueError) as e:
+        raise ReplayError(f"{path}: unreadable battle log ({e})") from e
+    if not isinstance(saved, dict) or not isinstance(saved.get("log"), list):
+        raise ReplayError(f"{path}: not a saved battle (no log)")
+    if not any(line.startswith("|win|") or line == "|tie" for line in saved["log"]):
+        raise ReplayError(f"{path}: the log is cut short (the battle never ends in it)")
+    return saved
+
+
+def pick(logs: dict[int, Path], battle: int | None, source: Path) -> dict[int, Path]:
+    """The battle asked for, or all; ReplayError naming the range where it is not there."""
+    if battle is None:
+        return logs
+    if battle not in logs:
+        raise ReplayError(f"{source}: no battle {battle} (its battles: {min(logs)} to {max(logs)}, {len(logs)} logged)")
+    return {battle: logs[battle]}
+
+
+def replay(path: Path, battle: int) -> str:
+    """The Showdown replay file of one logged battle."""
+    saved = read_battle(path)
+    try:
+        lines = public_lines(saved["log"], str(path))
+    except ValueError as e:
+        raise ReplayError(str(e)) from e
+    players = {"p1": saved.get("p1") or "p1", "p2": saved.get("p2") or "p2"}
+    thoughts = thoughts_path(path)
+    if thoughts.is_file():   # the players' specs name them better than the sides' names
+        players.update(read_thoughts(thoughts).get("players", {}))
+    return replay_file(lines, saved.get("format", ""), players, f"{saved.get('format', 'battle')}-{battle}")
+
+
+def page(path: Path, battle: int) -> str:
+    """The page of one logged battle and its thoughts (the battle alone where none were kept)."""
+    saved = read_battle(path)
+    try:
+        public_lines(saved["log"], str(path))
+        thoughts = read_thoughts(thoughts_path(path)) if thoughts_path(path).is_file() else None
+        return thoughts_page(page_data(saved, thoughts, battle))
+    except (ValueError, EngineError) as e:
+        raise ReplayError(str(e)) from e
+
+
+def write_whole(path: Path, text: str):
+    """`text` to `path`, renamed into place: a reader finds the old file or the new, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    part = path.with_name(path.name + ".part")
+    part.write_text(text)
+    part.replace(path)
