@@ -25,7 +25,8 @@ class RunConfig:
     memory_every: int = 0          # every N battles, each local worker samples its memory
     ray: str | None = None         # None: local processes; else 'local' or a cluster's address
     resume: bool = False           # go on with the run in outdir: its logged battles count, the rest are played
-    thoughts: bool = True          # with outdir: what the players thought, beside each battle's log (arena/thoughts.py)
+    thoughts: bool | None = None   # with outdir: what the players thought, beside each battle's log
+                                   # (arena/thoughts.py); None: where a player has thoughts (Player.thinks)
 
 
 @dataclass

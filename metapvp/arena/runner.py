@@ -59,7 +59,7 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
     try:
         yield from play(a, b, cfg.format, indices, seed=cfg.seed, concurrency=cfg.concurrency, teams=teams,
                         keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop,
-                        thoughts=cfg.thoughts and bool(cfg.outdir))
+                        thoughts=bool(cfg.outdir) and (cfg.thoughts if cfg.thoughts is not None else a.thinks or b.thinks))
     finally:
         backend.close()
 

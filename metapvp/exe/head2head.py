@@ -71,9 +71,10 @@ def parse_args(argv=None):
     ap.add_argument("--ray", nargs="?", const="local", metavar="ADDRESS",
                     help="play on Ray actors (one per worker): a local instance, or the cluster at "
                          "ADDRESS ('auto', 'ray://host:port')")
-    ap.add_argument("--thoughts", action=argparse.BooleanOptionalAction, default=True,
+    ap.add_argument("--thoughts", action=argparse.BooleanOptionalAction, default=None,
                     help="with --outdir, keep what the players thought at each decision beside each battle's "
-                         "log, for `metapvp replay --thoughts` (default: on)")
+                         "log, for `metapvp replay --thoughts` (default: where a player has thoughts, a policy "
+                         "or a search; scripted players have none)")
     ap.add_argument("--resume", action="store_true",
                     help="go on with the stopped run in --outdir: its logged battles count, the rest are played")
     args = ap.parse_args(argv)

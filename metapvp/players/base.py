@@ -33,6 +33,10 @@ class Player:
     `contract`: the contract a player must be fed (a trained model's), None for any."""
     name = "player"
     contract: str | None = None
+    thinks = False
+    """Whether the player has thoughts to keep (a policy's probabilities, a search's visits):
+    scripted players have none, and head2head keeps thoughts by default only where one has
+    some (recording costs a few percent of a fast scripted run)."""
     thinking = False
     """Whether act() keeps what it made of each decision in `thoughts`: set by whoever records
     them (metapvp/arena/thoughts.py); unset, nothing is kept and nothing costs."""
@@ -52,6 +56,7 @@ class GuidedPlayer(Player):
     reports evaluate()'s probabilities and plays what choose() keeps. `game_types`: the battles
     a subclass plays."""
     game_types = ("singles",)
+    thinks = True
 
     def __init__(self, policy):
         self.policy = policy           # a NeuralPlayer

@@ -322,6 +322,7 @@ class MctsPlayer(Counted, Player):
     """The native search without a network: a uniform prior at the root (PUCT there, UCB1
     below, as `native:MODEL` with its policy's prior), the engine's evaluation at the leaves
     unless told otherwise; the baseline that shows what the network adds to `native:MODEL`."""
+    thinks = True
 
     def __init__(self, config: NativeConfig | None = None, seed: int | None = None):
         self.config = config or NativeConfig()

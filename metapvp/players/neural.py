@@ -16,6 +16,7 @@ from metapvp.players.base import Decisions, Player
 
 
 class NeuralPlayer(Player):
+    thinks = True
     def __init__(self, model: PolicyNet | Sequence[PolicyNet], name: str = "model", seed: int | None = None,
                  contract: str | None = None, temperature: float = 1.0):
         if not temperature >= 0:  # (NaN too)
