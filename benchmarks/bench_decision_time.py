@@ -10,7 +10,8 @@ lookahead or search).
 Prints, per spec: decisions timed, milliseconds a decision (median, 90th and 99th percentile,
 max), and its win rate over the battles (too few to rank players: use head2head for that).
 With --thoughts, each spec plays the same battles twice (after a pass unmeasured, which warms
-the caches alike for both), without and then with its thoughts recorded (as head2head --outdir keeps them: arena/thoughts.py), the recording's own work counted
+the caches alike for both), without and then with its thoughts recorded (as head2head --outdir
+keeps them: arena/thoughts.py), the recording's own work counted
 in each decision's time, and the cost of recording is printed as the ratio of the two means.
 With --parts, for a native search, where the time goes: the worlds drawn in JS (one call a
 decision) and one world's search (the worlds are searched side by side in threads).

@@ -22,7 +22,7 @@ export function narrate(lines, perspective = 'p1') {
     try {
       parsed = Protocol.parseBattleLine(line);
     } catch (e) {
-      throw new Error(`log line ${n + 1} (${line.slice(0, 80)}): ${e.message}`);
+      throw new Error(`log line ${n + 1} (${line.slice(0, 80)}): ${e.message}`, {cause: e});
     }
     const {args, kwArgs} = parsed;
     if (args[0] === 'turn') {
@@ -36,7 +36,7 @@ export function narrate(lines, perspective = 'p1') {
     try {
       battle.add(args, kwArgs);
     } catch (e) {
-      throw new Error(`log line ${n + 1} (${line.slice(0, 80)}): ${e.message}`);
+      throw new Error(`log line ${n + 1} (${line.slice(0, 80)}): ${e.message}`, {cause: e});
     }
   });
   turns[turns.length - 1].sides = sides(battle);

@@ -56,10 +56,11 @@ def play_share(cfg: RunConfig, indices: list[int], stop: threading.Event | None 
         teams = {"a": Path(cfg.team_p1).read_text(), "b": Path(cfg.team_p2).read_text()}
     greedy = (cfg.play_best_move in ("p1", "both"), cfg.play_best_move in ("p2", "both"))
     backend = make_backend(cfg.sim, contract_for(a, b) or contracts.for_format(cfg.format))
+    thoughts = bool(cfg.outdir) and (cfg.thoughts if cfg.thoughts is not None else a.thinks or b.thinks)
     try:
         yield from play(a, b, cfg.format, indices, seed=cfg.seed, concurrency=cfg.concurrency, teams=teams,
                         keep_logs=bool(cfg.outdir), greedy=greedy, backend=backend, stop=stop,
-                        thoughts=bool(cfg.outdir) and (cfg.thoughts if cfg.thoughts is not None else a.thinks or b.thinks))
+                        thoughts=thoughts)
     finally:
         backend.close()
 

@@ -95,7 +95,8 @@ def read_thoughts(path: Path) -> dict:
             data = json.load(f)
     except (OSError, ValueError) as e:
         raise ValueError(f"{path}: unreadable thoughts ({e})") from e
-    if not isinstance(data, dict) or data.get("format") != THOUGHTS_FORMAT or not isinstance(data.get("decisions"), list):
+    if not isinstance(data, dict) or data.get("format") != THOUGHTS_FORMAT \
+            or not isinstance(data.get("decisions"), list):
         raise ValueError(f"{path}: not a thoughts file of format {THOUGHTS_FORMAT}")
     return data
 

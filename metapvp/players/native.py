@@ -217,7 +217,8 @@ class NativeSearch:
                 self.notes[decisions.keys[i]] = described(total, valued, weighed, worlds.get("foes"))
         return out
 
-    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float, float | None]]:
+    def _search(self, state: str, names: dict, p: np.ndarray | None,
+                seed: int) -> list[tuple[int, float, float | None]]:
         """(action, weight, mean value) of one world's search: its visits, or with
         choice=equilibrium the world's visits shared as the equilibrium plays (so that every
         world weighs as its search did), and side one's mean value there (None where the search

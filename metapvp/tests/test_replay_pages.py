@@ -21,7 +21,8 @@ from metapvp.replays.run import ReplayError, battle_logs, page, pick, read_battl
 BROWSER = next((b for b in ("chromium", "chromium-browser") if shutil.which(b)), None)
 
 
-def played(outdir: Path, p1: str, p2: str, fmt: str = "gen9randombattle", n: int = 2, thoughts: bool | None = None) -> Path:
+def played(outdir: Path, p1: str, p2: str, fmt: str = "gen9randombattle", n: int = 2,
+           thoughts: bool | None = None) -> Path:
     """A head2head run's folder; `thoughts` None: kept as head2head keeps them by default."""
     run(RunConfig(p1=p1, p2=p2, format=fmt, num_matches=n, workers=1, seed=5, outdir=str(outdir), quiet=True,
                   thoughts=thoughts))
@@ -137,7 +138,8 @@ class AgentRunTest(unittest.TestCase):
         searched = [d for d in data["decisions"] if any("visits" in o for o in d["options"])]
         self.assertEqual(len([r for r in rows if "data-visits" in r]), sum(len(d["options"]) for d in searched))
         visits = [float(r["data-visits"]) for r in rows if r.get("data-visits")]
-        self.assertAlmostEqual(sum(visits), len(searched), delta=0.01 * len(searched), msg="each decision's shares add to 1")
+        self.assertAlmostEqual(sum(visits), len(searched), delta=0.01 * len(searched),
+                               msg="each decision's shares add to 1")
         tabled = [d for d in data["decisions"] if any("prior" in o or "visits" in o for o in d["options"])]
         self.assertEqual(len(found.having("tr", "chosen")), len(tabled), "the option played marked in each table")
 
@@ -179,7 +181,8 @@ class BadInputTest(unittest.TestCase):
 
     def test_the_command_says_one_line_and_exits_2(self):
         with tempfile.TemporaryDirectory() as tmp:
-            out = subprocess.run([sys.executable, "-m", "metapvp.exe.replay", tmp, "--battle", "0"], capture_output=True, text=True)
+            out = subprocess.run([sys.executable, "-m", "metapvp.exe.replay", tmp, "--battle", "0"],
+                                 capture_output=True, text=True)
             self.assertEqual(out.returncode, 2)
             self.assertEqual(len(out.stderr.strip().splitlines()), 1, out.stderr)
             self.assertIn("no battle logs", out.stderr)

@@ -112,7 +112,7 @@ JS_FLOORS = [
     ("lookahead.js", 3), ("search.js", 3), ("rootchoice.js", 3),   # the planners
     ("games/", 4),                                     # one adapter per game
     ("scripted.js", 5), ("doublesscripted.js", 5), ("rebuild.js", 5), ("playon.js", 5), ("evaluation.js", 5),
-    ("enginestate.js", 3), ("random.js", 7),
+    ("enginestate.js", 3), ("random.js", 7), ("narrate.js", 3), ("thoughts.js", 5),
     ("view.js", 6), ("encoder.js", 6), ("output.js", 6), ("dextables.js", 6), ("knowledge/", 6),
     ("actiontable.js", 7), ("actions.js", 7), ("doubles.js", 7), ("contract.js", 7), ("format.js", 7),
     ("perspective.js", 7), ("species.js", 7),
