@@ -10,7 +10,7 @@ import {Teams} from '@pkmn/sim';
 import {legalChoices} from './actiontable.js';
 import {Protocol} from '@pkmn/protocol';
 import {linesFor} from './perspective.js';
-import {narrate, setsInWords} from './narrate.js';
+import {narrate, setsInWords, spectatorOf} from './narrate.js';
 import {dexTables} from './dextables.js';
 import {stats as damageStats} from './knowledge/damage.js';
 import {knowledgeCacheSizes} from './knowledge/index.js';
@@ -69,6 +69,8 @@ const metapvp = {
   spectatorLines(messages) { return JSON.stringify(messages.flatMap(m => linesFor(m.split('\n'), 'spectator'))); },
   /** A spectator log told turn by turn, in words, with HP after each turn (narrate.js). */
   narrate(lines, perspective) { return JSON.stringify(narrate(lines, perspective)); },
+  /** A player's own log of a live battle as a spectator saw it (narrate.js). */
+  spectatorOf(lines) { return JSON.stringify(spectatorOf(lines)); },
   /** Saved sets with their moves by name (narrate.js). */
   setsInWords(sets) { return JSON.stringify(setsInWords(sets)); },
   /** Move data and the type chart along the contract's vocabularies (see dextables.js). */

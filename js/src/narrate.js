@@ -43,12 +43,67 @@ export function narrate(lines, perspective = 'p1') {
   return {turns, players: {p1: battle.p1.name, p2: battle.p2.name}, winner};
 }
 
+// What only the player was sent: its requests, its own timer's warnings, refusals, its choices
+// echoed back; a spectator never sees them.
+const PRIVATE = ['|request|', '|inactive|Time left', '|inactive|You ', '|error|', '|sentchoice|', '|init|',
+  '|title|', '|j|', '|l|', '|c|', '|raw|', '|uhtml'];
+const HP_FIELD = {'switch': 4, 'drag': 4, 'replace': 4, '-damage': 3, '-heal': 3, '-sethp': 3};   // |-damage|POKEMON|HP
+
+/** A player's own log of a live battle (every line its room sent it, as a bot keeps it) as a
+ * spectator would have seen the battle: its private lines left out, and its own Pokemon's exact
+ * HP ("263/263") shown as the public percentage. -> {log, side: the player's, team: its sets
+ * as its last request had them, players: {p1: name, p2: name}, winner: 'p1', 'p2' or '' (a tie
+ * or no end)}; throws where no request says whose log it is. */
+export function spectatorOf(lines) {
+  let request = null;
+  for (const line of lines) {
+    if (line.startsWith('|request|') && line.length > 9) {
+      const req = JSON.parse(line.slice(9));
+      if (req.side) request = req;
+    }
+  }
+  if (!request) throw new Error('no |request| in the log: not a player\'s log of a battle');
+  const side = request.side.id;
+  const log = lines.filter(line => line.startsWith('|') && !PRIVATE.some(p => line.startsWith(p)))
+    .map(line => publicHP(line, side));
+  const team = request.side.pokemon.map(p => ({species: p.details.split(',')[0], level: level(p.details),
+    item: p.item || '', ability: p.ability || p.baseAbility || '', teraType: p.teraType || '', moves: p.moves}));
+  const players = {};
+  let winner = '';
+  for (const line of log) {
+    const parts = line.split('|');
+    if (parts[1] === 'player' && parts[3]) players[parts[2]] = parts[3];
+    if (parts[1] === 'win') winner = Object.keys(players).find(id => players[id] === parts[2]) || '';
+  }
+  return {log, side, team, players, winner};
+}
+
+function level(details) {
+  const m = /, L(\d+)/.exec(details);
+  return m ? Number(m[1]) : 100;
+}
+
+/** `line` with `side`'s exact HP as the public percentage (rounded up, 99 short of full). */
+function publicHP(line, side) {
+  const parts = line.split('|');
+  const at = HP_FIELD[parts[1]];
+  if (!at || !parts[2] || !parts[2].startsWith(side) || !parts[at]) return line;
+  const m = /^(\d+)\/(\d+)(.*)$/.exec(parts[at]);
+  if (!m || m[2] === '100') return line;
+  const ratio = Number(m[1]) / Number(m[2]);
+  let shown = Math.ceil(100 * ratio);
+  if (shown === 100 && ratio < 1) shown = 99;
+  parts[at] = `${shown}/100${m[3]}`;
+  return parts.join('|');
+}
+
 /** Saved sets (the simulator's, moves by id) as a reader reads them: species, level, item,
  * ability, Tera type and moves by name. */
 export function setsInWords(sets) {
   const dex = GENS.get(9);
-  return (sets || []).map(set => ({species: set.species, level: set.level, item: set.item || '',
-    ability: set.ability || '', tera: set.teraType || '',
+  const named = (table, id) => (id && table.get(id) ? table.get(id).name : id || '');
+  return (sets || []).map(set => ({species: set.species, level: set.level, item: named(dex.items, set.item),
+    ability: named(dex.abilities, set.ability), tera: set.teraType || '',
     moves: (set.moves || []).map(m => (dex.moves.get(m) || {name: m}).name || m)}));
 }
 
@@ -61,8 +116,8 @@ function plain(text) {
  * and whether active. */
 function sides(battle) {
   const out = {};
-  for (const side of [battle.p1, battle.p2]) {
-    out[side.id] = side.team.map(p => ({name: p.name, species: p.speciesForme, level: p.level,
+  for (const [id, side] of [['p1', battle.p1], ['p2', battle.p2]]) {
+    out[id] = side.team.map(p => ({name: p.name, species: p.speciesForme, level: p.level,
       hp: p.maxhp ? Math.round(100 * p.hp / p.maxhp) : 0, status: p.status || '', fainted: !!p.fainted,
       active: side.active.includes(p)}));
   }

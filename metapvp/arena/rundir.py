@@ -54,13 +54,13 @@ def write_battle(cfg: RunConfig, result: dict):
     a log on disk is a battle done, for --resume."""
     index, a_side = result["index"], result["a_side"]
     if result.get("thoughts") is not None:
-        seats = {a_side: "a", ("p2" if a_side == "p1" else "p1"): "b"}
-        write_thoughts(thoughts_path(log_path(cfg, index)), index, {"a": cfg.p1, "b": cfg.p2}, seats,
-                       result["thoughts"])
+        players = {a_side: cfg.p1, ("p2" if a_side == "p1" else "p1"): cfg.p2}
+        write_thoughts(thoughts_path(log_path(cfg, index)), index, players, result["thoughts"])
     write_log(cfg, index, result["log"])
 
 
 LOG_NAME = re.compile(r"battle-.*-([0-9]+)\.log\.json\.gz$")
+LIVE_LOG_NAME = re.compile(r"battle-(.*)-([0-9]+)\.log$")   # a live bot's logs/ROOM.log (showdown/client.py)
 
 
 def read_logs(outdir) -> Iterator[tuple[int, dict]]:

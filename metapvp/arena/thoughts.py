@@ -73,15 +73,17 @@ def number(x) -> float | None:
 
 
 def thoughts_path(log_path: Path) -> Path:
-    """The thoughts file beside a battle's log (battle-...-NNNNNN.log.json.gz)."""
-    return log_path.with_name(log_path.name.replace(".log.json.gz", ".thoughts.json.gz"))
+    """The thoughts file beside a battle's log (head2head's battle-...-NNNNNN.log.json.gz, or a
+    live bot's ROOM.log)."""
+    name = log_path.name
+    stem = name[: -len(".log.json.gz")] if name.endswith(".log.json.gz") else name.removesuffix(".log")
+    return log_path.with_name(stem + ".thoughts.json.gz")
 
 
-def write_thoughts(path: Path, battle: int, players: dict, seats: dict, decisions: list[dict]):
-    """Written whole or not at all (renamed into place), as the logs are. `players`: {'a': name,
-    'b': name}; `seats`: {'p1': 'a' or 'b', 'p2': ...}."""
-    data = {"format": THOUGHTS_FORMAT, "battle": battle,
-            "players": {side: players[seat] for side, seat in seats.items()}, "decisions": decisions}
+def write_thoughts(path: Path, battle: int | str, players: dict, decisions: list[dict]):
+    """Written whole or not at all (renamed into place), as the logs are. `battle`: its number in
+    a run, or its room; `players`: {'p1': name, 'p2': name}."""
+    data = {"format": THOUGHTS_FORMAT, "battle": battle, "players": players, "decisions": decisions}
     part = path.with_name(path.name + ".part")
     with gzip.open(part, "wt") as f:
         json.dump(data, f, default=_plain)

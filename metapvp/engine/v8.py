@@ -133,6 +133,11 @@ class V8:
         EngineError names the line it cannot read."""
         return json.loads(self._fn("narrate", lines, perspective))
 
+    def spectator_of(self, lines: list[str]) -> dict:
+        """A player's own log of a live battle as a spectator saw it: {log: its public lines (its
+        own HP as percentages), side: the player's, team: its sets} (js/src/narrate.js)."""
+        return json.loads(self._fn("spectatorOf", lines))
+
     def sets_in_words(self, sets: list[dict]) -> list[dict]:
         """Saved sets (moves by id) as a reader reads them: species, level, item, ability, tera and
         moves by name (js/src/narrate.js)."""

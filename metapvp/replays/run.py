@@ -1,15 +1,19 @@
-"""A run's battles (head2head's --outdir, or one battle's log file) as replays and pages: each
-read with a clear error naming what and where, each file written whole or not at all (renamed
-into place), so that a page is never half-written over a good one."""
+"""A run's battles as replays and pages: head2head's --outdir (logs/battle-FORMAT-NNNNNN.log.json.gz,
+the simulator's saved battles), a live bot's --outdir (smogon_eval, challenge_bot:
+logs/ROOM.log, every line its room sent the player, made a spectator's log by
+js/src/narrate.js), or one battle's log file. Each read with a clear error naming what and where,
+each file written whole or not at all (renamed into place), so that a page is never
+half-written over a good one."""
 from __future__ import annotations
 
 import gzip
 import json
 from pathlib import Path
 
-from metapvp.arena.rundir import LOG_NAME
+from metapvp.arena.rundir import LIVE_LOG_NAME, LOG_NAME
 from metapvp.arena.thoughts import read_thoughts, thoughts_path
 from metapvp.engine.types import EngineError
+from metapvp.engine.v8 import context
 from metapvp.replays.page import page_data, thoughts_page
 from metapvp.replays.showdown import public_lines, replay_file
 
@@ -19,32 +23,47 @@ class ReplayError(ValueError):
 
 
 def battle_logs(source: Path) -> dict[int, Path]:
-    """{battle number: its log file} of a run folder (its logs/), or of one log file."""
+    """{battle number: its log file} of a run folder (its logs/), or of one log file; a live
+    battle is numbered by its room (battle-FORMAT-N)."""
     if source.is_file():
-        m = LOG_NAME.search(source.name)
-        return {int(m.group(1)) if m else 0: source}
+        return {number(source) or 0: source}
     if not source.is_dir():
         raise ReplayError(f"{source}: no such run folder or battle log")
-    logs = {int(m.group(1)): p for p in sorted((source / "logs").glob("battle-*.log.json.gz"))
-            if (m := LOG_NAME.search(p.name))}
+    logs = {n: p for p in sorted((source / "logs").glob("battle-*.log*")) if (n := number(p)) is not None}
     if not logs:
-        raise ReplayError(f"{source}: no battle logs in {source / 'logs'} (was the run played with --outdir?)")
+        raise ReplayError(f"{source}: no battle logs in {source / 'logs'} (was it played with --outdir?)")
     return logs
 
 
+def number(path: Path) -> int | None:
+    m = LOG_NAME.search(path.name) or LIVE_LOG_NAME.search(path.name)
+    return int(m.groups()[-1]) if m else None
+
+
 def read_battle(path: Path) -> dict:
-    """A saved battle (head2head's log); ReplayError naming the file where it is unreadable or cut
-    short."""
+    """A saved battle as head2head keeps it (format, p1, p2, winner, log, p1team, p2team); a live
+    bot's log made one (its own team alone known); ReplayError naming the file where it is
+    unreadable or cut short."""
     try:
-        with gzip.open(path, "rt") as f:
-            saved = json.load(f)
-    except (OSError, EOFError, ValueError) as e:
+        if LIVE_LOG_NAME.search(path.name):
+            saved = live_battle(path)
+        else:
+            with gzip.open(path, "rt") as f:
+                saved = json.load(f)
+    except (OSError, EOFError, ValueError, EngineError) as e:
         raise ReplayError(f"{path}: unreadable battle log ({e})") from e
     if not isinstance(saved, dict) or not isinstance(saved.get("log"), list):
         raise ReplayError(f"{path}: not a saved battle (no log)")
     if not any(line.startswith("|win|") or line == "|tie" for line in saved["log"]):
         raise ReplayError(f"{path}: the log is cut short (the battle never ends in it)")
     return saved
+
+
+def live_battle(path: Path) -> dict:
+    """A live bot's log of one battle as a saved battle: what a spectator saw, and the bot's team."""
+    seen = context().spectator_of(path.read_text().split("\n"))
+    return {"format": LIVE_LOG_NAME.search(path.name).group(1), "log": seen["log"], "winner": seen["winner"],
+            **seen["players"], f"{seen['side']}team": seen["team"]}
 
 
 def pick(logs: dict[int, Path], battle: int | None, source: Path) -> dict[int, Path]:

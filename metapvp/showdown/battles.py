@@ -15,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from metapvp import contract as contracts
+from metapvp.arena.thoughts import ThoughtLog
 from metapvp.engine import Engine
 from metapvp.engine.bridge import BattleError, request_side
 from metapvp.players.base import Decisions, Player, allowed
@@ -48,7 +49,9 @@ class BattleState:
 class LiveBattles:
     """The battles of one connection. `handle(room, message)` returns the messages to send."""
 
-    def __init__(self, username: str, player: Player, engine: Engine | None = None, greedy: bool = False):
+    def __init__(self, username: str, player: Player, engine: Engine | None = None, greedy: bool = False,
+                 thoughts: bool = False):
+        """`thoughts`: keep what the player thought at each decision (self.recorder, by room)."""
         self.username = username
         self.userid = to_id(username)
         self.player = player
@@ -56,6 +59,7 @@ class LiveBattles:
         self.engines: dict[str, Engine] = {}
         self.greedy = greedy
         self.battles: dict[str, BattleState] = {}
+        self.recorder = ThoughtLog({"a": player}) if thoughts else None
 
     def handle(self, room: str, message: str) -> list[str]:
         b = self.battles.get(room)
@@ -119,15 +123,18 @@ class LiveBattles:
             return []
         if b.answered and rec.rqid != b.answered[0]:
             b.recovered = b.invalid + b.unavailable   # a new request: every refusal before it was got past
-        return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()}, arrived)
+        return self.decide(b, rec.rqid, rec.refusals, {k: v.copy() for k, v in batch.obs.items()}, arrived, rec.turn)
 
-    def decide(self, b: BattleState, rqid, refusals: int, obs: dict, arrived: float) -> list[str]:
+    def decide(self, b: BattleState, rqid, refusals: int, obs: dict, arrived: float, turn: int = 0) -> list[str]:
         b.answered = (rqid, refusals)
         mask = obs["action.mask"]  # refused actions are masked out already
         if not mask.any():
             return [f"{b.room}|/choose default|{rqid}"]
-        action = int(self.player.act(Decisions([(b.room, b.perspective)], obs, b.engine), greedy=self.greedy)[0])
+        key = (b.room, b.perspective)
+        action = int(self.player.act(Decisions([key], obs, b.engine), greedy=self.greedy)[0])
         action = allowed(action, mask[0])  # a scripted player that cannot see our bans
+        if self.recorder:
+            self.recorder.add(self.player, [key], [turn], [action], b.engine)
         choice = f"{b.room}|/choose {self.choice_for(b, action) or 'default'}|{rqid}"
         b.decision_ms.append((time.perf_counter() - arrived) * 1000)
         return [choice]

@@ -24,6 +24,10 @@ def add_connection_args(p: argparse.ArgumentParser):
     p.add_argument("--timer", action="store_true", help="turn the battle timer on in every battle")
     p.add_argument("--send-interval", type=float, default=0.0,
                    help="seconds between messages (about 0.6 for public servers' rate limits)")
+    p.add_argument("--thoughts", action=argparse.BooleanOptionalAction, default=None,
+                   help="with --outdir, keep what the player thought at each decision beside each battle's log, "
+                        "for `metapvp replay --thoughts` (default: where the player has thoughts, a policy or a "
+                        "search)")
     p.add_argument("--memory-every", type=int, default=0, metavar="N",
                    help="every N finished battles, sample this process's memory (resident set, V8 heap, "
                         "knowledge caches) into the JSON summary")
@@ -40,4 +44,4 @@ def options_from(args, **extra) -> ClientOptions:
                          password=read_password(args.password_file), login_server=args.login_server,
                          max_concurrent=args.max_concurrent, team=team, greedy=args.play_best_move,
                          min_send_interval=args.send_interval, timer=args.timer,
-                         memory_every=args.memory_every, **extra)
+                         memory_every=args.memory_every, thoughts=args.thoughts, spec=args.spec, **extra)

@@ -17,6 +17,7 @@ import websockets
 
 from metapvp.engine import memory
 from metapvp.players import Player
+from metapvp.arena.thoughts import thoughts_path, write_thoughts
 from metapvp.showdown.battles import BattleState, LiveBattles, to_id
 from metapvp.showdown.challenges import Challenges
 from metapvp.showdown.login import LOGIN_SERVER, LoginError, assertion_for, trn
@@ -45,6 +46,8 @@ class ClientOptions:
     max_queue: int = 16                     # challenge_bot: challenges waiting while at max_concurrent
     timer: bool = False                     # turn the battle timer on in each battle
     memory_every: int = 0                   # sample this process's memory every N finished battles
+    thoughts: bool | None = None            # with log_dir: the player's thoughts beside each log (None: if it has some)
+    spec: str = ""                          # the player's spec, naming it in its thoughts
 
 NOT_FOUND = "was not found"  # the server's popup for a challenge to a user it does not know
 
@@ -85,7 +88,8 @@ class ShowdownClient:
     def __init__(self, options: ClientOptions, player: Player, engine=None):
         self.o = options
         self.userid = to_id(options.username)
-        self.battles = LiveBattles(options.username, player, engine, options.greedy)
+        thoughts = bool(options.log_dir) and (options.thoughts if options.thoughts is not None else player.thinks)
+        self.battles = LiveBattles(options.username, player, engine, options.greedy, thoughts=thoughts)
         self.stats = Stats()
         self.ws = None
         self.logged_in = asyncio.Event()
@@ -309,7 +313,11 @@ class ShowdownClient:
                                             time.monotonic() - b.started, b.timed_out, b.decision_ms))
         if self.o.log_dir:
             Path(self.o.log_dir).mkdir(parents=True, exist_ok=True)
-            (Path(self.o.log_dir) / f"{b.room}.log").write_text("\n".join(b.log) + "\n")
+            path = Path(self.o.log_dir) / f"{b.room}.log"
+            if self.battles.recorder and b.perspective:
+                write_thoughts(thoughts_path(path), b.room, {b.perspective: self.o.spec or self.battles.player.name},
+                               self.battles.recorder.take(b.room))
+            path.write_text("\n".join(b.log) + "\n")
         self.battles.battles.pop(b.room, None)
         if self.o.memory_every and len(self.stats.finished) % self.o.memory_every == 0:
             self.stats.memory.append({"battles": len(self.stats.finished), **memory.sample()})

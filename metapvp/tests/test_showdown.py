@@ -2,6 +2,7 @@
 loopback, and the login flow against a stand-in that answers like the real login server."""
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -13,8 +14,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from metapvp import ROOT
+from metapvp.arena.thoughts import read_thoughts, thoughts_path
 from metapvp.engine.native import available
 from metapvp.players import make_player
+from metapvp.replays.run import battle_logs, page, replay
 from metapvp.showdown.battles import LiveBattles
 from metapvp.showdown.client import ClientOptions, ShowdownClient, ShowdownError
 from metapvp.showdown.login import USER_AGENT, LoginError, assertion_for, post_login, read_password
@@ -23,8 +26,8 @@ from metapvp.showdown.server import LocalServer
 FORMAT = "gen9randombattle"
 
 
-def bot(url, name, spec, seed, **options):
-    return ShowdownClient(ClientOptions(url, name, **options), make_player(spec, seed))
+def bot(url, name, player, seed, **options):
+    return ShowdownClient(ClientOptions(url, name, **options), make_player(player, seed))
 
 
 async def with_clients(clients, body):
@@ -167,10 +170,12 @@ class LiveServerTest(unittest.TestCase):
     def test_the_native_search_plays_live_with_the_timer_on(self):
         """The network-guided search on poke-engine (native:agent) over the server, the foe's
         timer on: every battle finished, no refused choice, none lost on time, and its decisions
-        searched (none failed)."""
+        searched (none failed). Its thoughts are kept beside each log, and a battle's replay is
+        what a spectator saw (no request, its own HP in percent) and its page holds the searches."""
         url = self.server.url
+        logs = Path(self.tmp) / "thinker" / "logs"
         a = bot(url, "deepthinker", "native(iterations=2000):agent", 13, accept_formats=(FORMAT,), max_concurrent=2,
-                timer=True)
+                timer=True, log_dir=logs, spec="native(iterations=2000):agent")
         b = bot(url, "hasty", "maxdamage", 14, max_concurrent=2)
         results = asyncio.run(with_clients([a, b], lambda: b.play(FORMAT, 2, opponent="deepthinker", timeout=300)))
         self.assertEqual(len(results), 2)
@@ -180,6 +185,19 @@ class LiveServerTest(unittest.TestCase):
         search = a.battles.player.search
         self.assertGreater(search.searched, 10)
         self.assertEqual(search.failed, 0)
+        found = battle_logs(logs.parent)
+        self.assertEqual(len(found), 2)
+        for n, log in found.items():
+            thoughts = read_thoughts(thoughts_path(log))
+            side, = thoughts["players"]
+            self.assertEqual(thoughts["players"][side], "native(iterations=2000):agent")
+            searched = [d for d in thoughts["decisions"] if any("visits" in o for o in d["options"])]
+            self.assertGreater(len(searched), 3)
+            shown = replay(log, n)
+            self.assertNotIn("|request|", shown)
+            hp = re.findall(r"\|(?:switch|-damage|-heal)\|[^|\n]*\|(?:[^|\n]*\|)?\d+/(\d+)", shown)
+            self.assertEqual(set(hp), {"100"}, "every HP as a spectator sees it")
+            self.assertIn('"visits":', page(log, n))
 
     def test_a_failing_player_forfeits_only_its_battle(self):
         url = self.server.url
