@@ -15,9 +15,9 @@ from pathlib import Path
 import numpy as np
 import websockets
 
+from metapvp.arena.thoughts import thoughts_path, write_thoughts
 from metapvp.engine import memory
 from metapvp.players import Player
-from metapvp.arena.thoughts import thoughts_path, write_thoughts
 from metapvp.showdown.battles import BattleState, LiveBattles, to_id
 from metapvp.showdown.challenges import Challenges
 from metapvp.showdown.login import LOGIN_SERVER, LoginError, assertion_for, trn
