@@ -24,6 +24,7 @@ FAST = [
     "metapvp.tests.test_contract",
     "metapvp.tests.test_bad_input",
     "metapvp.tests.test_failures",
+    "metapvp.tests.test_replay_pages.BadInputTest",
     "metapvp.tests.test_evidence.StagedTurnTest",
     "metapvp.tests.test_view.TerastallizedReentryTest",
     "metapvp.tests.test_search.SearchPlayerTest",
