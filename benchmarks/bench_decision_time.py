@@ -74,7 +74,7 @@ def time_parts() -> dict[str, list[float]]:
         setattr(cls, name, timed)
 
     wrap(V8Object, "engine_worlds", "worlds drawn")
-    wrap(NativeSearch, "_search", "one world's search")
+    wrap(NativeSearch, "_searched", "one world's search")
     return spent
 
 

@@ -197,7 +197,7 @@ class NativeSearch:
                 log.warning("native search: no worlds for %s: %s", decisions.keys[i], worlds["error"])
                 continue
             p = probs[i] if probs is not None else None
-            jobs = [self.pool.submit(self._search, state, names, p, int(seed) + w)
+            jobs = [self.pool.submit(self._searched, state, names, p, int(seed) + w)
                     for w, (state, names) in enumerate(zip(worlds["states"], worlds["options"]))]
             total, valued, weighed = np.zeros(width), np.zeros(width), np.zeros(width)
             try:
@@ -217,8 +217,12 @@ class NativeSearch:
                 self.notes[decisions.keys[i]] = described(total, valued, weighed, worlds.get("foes"))
         return out
 
-    def _search(self, state: str, names: dict, p: np.ndarray | None,
-                seed: int) -> list[tuple[int, float, float | None]]:
+    def _search(self, state: str, names: dict, p: np.ndarray | None, seed: int) -> list[tuple[int, float]]:
+        """(action, weight) of one world's search (_searched's, without the values)."""
+        return [(a, n) for a, n, _ in self._searched(state, names, p, seed)]
+
+    def _searched(self, state: str, names: dict, p: np.ndarray | None,
+                  seed: int) -> list[tuple[int, float, float | None]]:
         """(action, weight, mean value) of one world's search: its visits, or with
         choice=equilibrium the world's visits shared as the equilibrium plays (so that every
         world weighs as its search did), and side one's mean value there (None where the search

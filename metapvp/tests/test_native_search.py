@@ -613,12 +613,12 @@ class NativePlayerTest(unittest.TestCase):
                 with self.subTest(backend=backend_name, spec=spec):
                     player, foe = make_player(spec, seed=1), make_player("random", seed=2)
                     forced = []   # each world searched at a forced switch (the foe choosing nothing)
-                    search_world = player.search._search
+                    search_world = player.search._searched
 
                     def counted(state, *rest, search_world=search_world, forced=forced):
                         forced.append(native().options(state)[1] == ["No Move"])
                         return search_world(state, *rest)
-                    player.search._search = counted
+                    player.search._searched = counted
                     backend = make_backend(backend_name, "singles-v2")
                     try:
                         results = list(play(player, foe, "gen9randombattle", range(2), seed=3, backend=backend))
@@ -660,8 +660,8 @@ class NativePlayerTest(unittest.TestCase):
             return sorted(f[0] for f in pokemon(state, side) if f[6] != "0" and f[0] != "NONE")
         # the player searches the told worlds (two battles, one in each seat)
         player, searched = make_player("native(iterations=200,foe=told):agent", seed=1), []
-        search_world = player.search._search
-        player.search._search = lambda state, *rest: searched.append(state) or search_world(state, *rest)
+        search_world = player.search._searched
+        player.search._searched = lambda state, *rest: searched.append(state) or search_world(state, *rest)
         try:
             results = list(play(player, make_player("random", seed=2), "gen9randombattle", range(2), seed=5,
                                 backend=sim))

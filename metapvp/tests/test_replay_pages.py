@@ -176,8 +176,9 @@ class BadInputTest(unittest.TestCase):
             with self.assertRaisesRegex(ReplayError, r"000003.*cut short"):
                 replay(path, 3)
             with gzip.open(path, "wt") as f:   # a player's own stream is no replay
-                json.dump({"format": "gen9randombattle", "log": ["|player|p1|a||", '|request|{"side":{}}', "|win|a"]}, f)
-            with self.assertRaisesRegex(ReplayError, r"000003.*private line \(\|request\|"):
+                json.dump({"format": "gen9randombattle",
+                           "log": ["|player|p1|a||", '|request|{"side":{}}', "|win|a"]}, f)
+            with self.assertRaisesRegex(ReplayError, r"000003.*private line \(\|request"):
                 replay(path, 3)
             path.write_bytes(b"not gzip")
             with self.assertRaisesRegex(ReplayError, r"000003.*unreadable"):
