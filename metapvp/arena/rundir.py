@@ -35,13 +35,22 @@ class Earlier:
 
 
 def log_path(cfg: RunConfig, index: int) -> Path:
-    return Path(cfg.outdir) / "logs" / f"battle-{cfg.format}-{index:06d}.log.json.gz"
+    return battle_log_path(cfg.outdir, cfg.format, index)
+
+
+def battle_log_path(outdir, fmt: str, index: int) -> Path:
+    """Where battle `index` of a run in `outdir` is logged (what `metapvp replay` reads)."""
+    return Path(outdir) / "logs" / f"battle-{fmt}-{index:06d}.log.json.gz"
 
 
 def write_log(cfg: RunConfig, index: int, log: str):
+    write_log_at(log_path(cfg, index), log)
+
+
+def write_log_at(path: Path, log: str):
     """Written whole or not at all (renamed into place), so that a run killed mid-write leaves
     no torn log for a resume to stumble on."""
-    path = log_path(cfg, index)
+    path.parent.mkdir(parents=True, exist_ok=True)
     part = path.with_name(path.name + ".part")
     with gzip.open(part, "wt") as f:
         f.write(log)

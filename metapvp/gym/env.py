@@ -10,12 +10,15 @@ contract's 60 joint actions. An illegal action counts as an invalid choice and t
 again with the same observation (reward 0). Reward: `rewards["win"]`, `["loss"]` or `["tie"]` when
 the battle ends; between decisions, where `rewards` gives them weights, the shaping the project's
 trainer uses (metapvp.training.rewards: `damage_dealt`, `damage_taken` in whole Pokemon' HP,
-`faint_dealt`, `faint_taken`), 0 without."""
+`faint_dealt`, `faint_taken`), 0 without. With `log_dir`, each finished battle is logged as
+head2head logs it (LOG_DIR/logs/battle-FORMAT-NNNNNN.log.json.gz, numbered by episode), for
+`metapvp replay LOG_DIR`."""
 from __future__ import annotations
 
 import gymnasium as gym
 import numpy as np
 
+from metapvp.arena.rundir import battle_log_path, write_log_at
 from metapvp.engine import Simulator
 from metapvp.gym.spaces import DEFAULT_CONTRACT, action_space, obs_row, observation_space
 from metapvp.players import Decisions, make_player
@@ -76,7 +79,7 @@ class PokemonEnv(gym.Env):
 
     def __init__(self, format: str = "gen9randombattle", opponent: str = "random", side: str = "p1",
                  rewards: dict | None = None, team: str | None = None, opponent_team: str | None = None,
-                 contract=DEFAULT_CONTRACT):
+                 contract=DEFAULT_CONTRACT, log_dir: str | None = None):
         if side not in ("p1", "p2"):
             raise ValueError(f"side must be p1 or p2, not {side!r}")
         self.format, self.side = format, side
@@ -85,6 +88,7 @@ class PokemonEnv(gym.Env):
         self.teams = {side: team, self.foe_side: opponent_team} if team or opponent_team else {}
         self.sim = Simulator(contract)
         self.opponent_spec = opponent
+        self.log_dir = log_dir
         self.opponent = make_player(opponent, fmt=format)   # fails here, on a bad spec
         self.shaping = Shaping(self.rewards, self.sim.contract)
         self.observation_space = observation_space(self.sim.contract)
@@ -102,7 +106,8 @@ class PokemonEnv(gym.Env):
             self.shaping.forget(self.battle)
         self.episodes += 1
         self.battle = f"env-{self.episodes}"
-        spec = {"id": self.battle, "format": self.format, "seed": draw_seed(self.np_random)}
+        spec = {"id": self.battle, "format": self.format, "seed": draw_seed(self.np_random),
+                "keepLog": bool(self.log_dir)}
         for side, team in self.teams.items():
             if team:
                 spec[f"{side}team"] = team
@@ -127,6 +132,8 @@ class PokemonEnv(gym.Env):
                 if e.error:
                     raise RuntimeError(e.error)
                 result = outcome(e.winner, self.side)
+                if self.log_dir and e.log:
+                    write_log_at(battle_log_path(self.log_dir, self.format, self.episodes - 1), e.log)
                 self.shaping.forget(self.battle)
                 self.battle = None
                 info = {"action_mask": np.zeros(self.action_space.n, np.int8), "outcome": result,

@@ -12,10 +12,13 @@ import unittest
 from html.parser import HTMLParser
 from pathlib import Path
 
+import numpy as np
+
 from metapvp.arena.runconfig import RunConfig
 from metapvp.arena.runner import run
 from metapvp.arena.thoughts import read_thoughts, thoughts_path
 from metapvp.exe import replay as replay_cli
+from metapvp.gym.env import PokemonEnv
 from metapvp.replays.run import ReplayError, battle_logs, page, pick, read_battle, replay
 
 BROWSER = next((b for b in ("chromium", "chromium-browser") if shutil.which(b)), None)
@@ -218,6 +221,22 @@ class EveryPlayerTest(unittest.TestCase):
                 active = [m for m in found.having("div", "mon") if "active" in m["class"].split()]
                 self.assertGreaterEqual(len(active), 4, "both actives of both sides, at the start")
                 self.assertEqual(len(found.having("circle", "point")), 0)   # no player saw a chance to win
+
+    def test_the_gymnasium_environment_logs_battles_that_replay(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            env = PokemonEnv(opponent="maxdamage", log_dir=tmp)
+            try:
+                for episode in range(2):
+                    obs, info = env.reset(seed=episode)
+                    done = False
+                    while not done:
+                        obs, _, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+            finally:
+                env.close()
+            logs = battle_logs(Path(tmp))
+            self.assertEqual(sorted(logs), [0, 1])
+            saved = read_battle(logs[1])
+            self.assertIn("\n".join(saved["log"]).replace("</", "<\\/"), replay(logs[1], 1))
 
     def test_scripted_players_keep_no_thoughts_by_default_and_their_page_is_the_battle_alone(self):
         with tempfile.TemporaryDirectory() as tmp:
