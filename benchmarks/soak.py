@@ -30,11 +30,9 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp.engine.memory import rss_kib  # noqa: E402
-from metapvp.showdown.server import LocalServer  # noqa: E402
+from metapvp import ROOT
+from metapvp.engine.memory import rss_kib
+from metapvp.showdown.server import LocalServer
 
 WARMUP = 0.1       # share of a run before memory sampled by time is compared
 SELF_SAMPLES = 20  # samples each metapvp process takes of itself over its battles

@@ -2,11 +2,13 @@
 # Checks the development image end to end on a machine with a Docker daemon (not part of the
 # test suite, which runs without one):
 #   1. builds the image (PyPI's torch unless the build arguments say otherwise) and prints its size;
-#   2. inside a container: a short head2head and one test module;
+#   2. inside a container: `agent` plays the native search (search-rs/, built in the image), a
+#      short head2head of it, and one test module;
 #   3. a checkout mounted over /workspace with no network (--network none): ./rp starts without
 #      rebuilding the Python environment, and one test module passes.
 # Each step's time is printed. Build arguments after `--` go to `docker build`, e.g.
-#   scripts/docker_check.sh -- --build-arg NODE_IMAGE=local/node:20 --build-arg PYTHON_IMAGE=local/python:3.11
+#   scripts/docker_check.sh -- --build-arg NODE_IMAGE=local/node:20 --build-arg RUST_IMAGE=local/rust:1.95 \
+#       --build-arg PYTHON_IMAGE=local/python:3.11
 # or, for the CPU build of torch, -- --build-arg TORCH_PIP_ARGS="--index-url URL" (PyTorch's CPU wheels).
 # The mounted checkout is this one: ./rp it first on the host so js/node_modules and build/ exist.
 set -euo pipefail
@@ -35,7 +37,15 @@ step() {  # step NAME COMMAND...: runs it, prints its time; stops the check wher
 step "build $tag" docker build -t "$tag" "${build_args[@]}" "$root"
 size=$(docker image inspect "$tag" --format '{{.Size}}')
 echo "   image size: $((size / 1000000)) MB" >&2
-step "head2head in the image" docker run --rm "$tag" ./rp metapvp/exe/head2head.py --p1 random --p2 maxdamage --num-matches 20
+native_agent() {  # the image's agent is the native search's player, not the fallback in the simulator
+  local out
+  out=$(docker run --rm "$tag" ./rp -c 'from metapvp.players import make_player; p = make_player("agent"); print(type(p).__name__, p.config.prefix())' 2>&1) \
+    || { echo "$out" >&2; return 1; }
+  echo "$out" >&2
+  grep -q "^NativeSearchPlayer native(" <<< "$out"
+}
+step "agent plays the native search in the image" native_agent
+step "head2head in the image" docker run --rm "$tag" ./rp metapvp/exe/head2head.py --p1 agent --p2 maxdamage --num-matches 10
 step "$module in the image" docker run --rm "$tag" ./rp -m nose2 "$module"
 mounted=(docker run --rm --network none -v "$root":/workspace "$tag")
 starts_at_once() {  # the image's venv is reused: no Python step, and the engine imports

@@ -15,9 +15,7 @@ import threading
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from metapvp.tests.fuzzing import fuzz_api, fuzz_engine  # noqa: E402
+from metapvp.tests.fuzzing import fuzz_api, fuzz_engine
 
 
 def serve_in_thread():

@@ -7,7 +7,7 @@ A breakage no test catches is a hole in the suite: the run exits 1 and names it.
 The copy is made once (the tracked files, with this checkout's js/node_modules linked in) and
 each breakage is undone after its tests; the checkout itself is never changed. A breakage of
 js/ rebuilds the copy's bundles first, and one of the native search's Python bindings
-(search-rs/src/lib.rs) builds the copy's own module. Output: one line per breakage, then a Markdown table
+(search-rs/src/binding.rs) builds the copy's own module. Output: one line per breakage, then a Markdown table
 (for docs/testing.md)."""
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from metapvp.tests.checkout import copy_checkout
 
 ROOT = Path(__file__).resolve().parents[1]
 MUTATIONS = ROOT / "scripts" / "mutations.yml"
-BINDINGS = "search-rs/src/lib.rs"
+BINDINGS = "search-rs/src/binding.rs"
 MODULE = "metapvp_search.abi3.so"   # found in the copy, first on its path, before the installed one
 
 

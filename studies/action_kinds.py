@@ -19,19 +19,15 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import sys
 from pathlib import Path
 
 import numpy as np
 import torch
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp import contract as contracts  # noqa: E402
-from metapvp.models.modelfile import load_model  # noqa: E402
-from metapvp.training.imitation import chunk_files  # noqa: E402
-from studies.move_use import count  # noqa: E402
+from metapvp import contract as contracts
+from metapvp.models.modelfile import load_model
+from metapvp.training.imitation import chunk_files
+from studies.move_use import count
 
 KINDS = ("move", "tera", "switch", "forced switch")
 

@@ -14,21 +14,17 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
-import sys
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp import contract as contracts  # noqa: E402
-from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.replay import battle_spec, recorded_choices  # noqa: E402
-from metapvp.engine import Simulator  # noqa: E402
-from metapvp.players.base import Decisions  # noqa: E402
-from metapvp.players.native import NativeSearchPlayer, root_prior  # noqa: E402
-from metapvp.players.spec import make_player  # noqa: E402
+from metapvp import contract as contracts
+from metapvp.arena.match import first_seat
+from metapvp.arena.replay import battle_spec, recorded_choices
+from metapvp.engine import Simulator
+from metapvp.players.base import Decisions
+from metapvp.players.native import NativeSearchPlayer, root_prior
+from metapvp.players.spec import make_player
 
 
 def saved_battle(run: Path, index: int) -> dict:

@@ -2,7 +2,7 @@
 a quarter of an hour: a quick look before the battles that decide.
 
 From --per-battle evenly spaced positions of each battle head2head kept (replayed as
-studies/leaf_value.py does, the states kept in the same cache), two games each: A as side one
+`metapvp fit-leaf` does, the states kept in the same cache), two games each: A as side one
 against B as side two, and B as side one against A, with the same seed (search-rs/src/selfplay.rs:
 each side its own search, no prior, its most visited option). Both sides know the whole state,
 as in one of the search's worlds: this is not the battle the players play, and a verdict here
@@ -14,7 +14,7 @@ counting games as independent, and the pairs' split is printed beside it.
         [--b-iterations N] [--per-battle 2] [--max-turns 200]
 
 LEAF: engine (the engine's evaluation), learned or search (the shipped leaf values), or a .json
-file studies/leaf_value.py wrote. The last line of stdout is the result as JSON."""
+file `metapvp fit-leaf` wrote. The last line of stdout is the result as JSON."""
 from __future__ import annotations
 
 import argparse
@@ -25,13 +25,11 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp.arena.stats import wilson  # noqa: E402
-from metapvp.engine.native import native  # noqa: E402
-from metapvp.players.native import NativeConfig  # noqa: E402
-from studies.leaf_value import recorded_states, spread_starts  # noqa: E402
+from metapvp import ROOT
+from metapvp.arena.stats import wilson
+from metapvp.engine.native import native
+from metapvp.players.native import NativeConfig
+from metapvp.training.leafvalue import recorded_states, spread_starts
 
 
 def leaf_args(leaf: str, prefix: str = "") -> dict:

@@ -13,15 +13,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp.engine.native import native  # noqa: E402
-from metapvp.engine.v8 import checks_context  # noqa: E402
-from metapvp.tests.enginetruth import GOLDEN_FORMATS, golden_turns, tally_rounds  # noqa: E402
+from metapvp.engine.native import native
+from metapvp.engine.v8 import checks_context
+from metapvp.tests.enginetruth import GOLDEN_FORMATS, golden_turns, tally_rounds
 
 
 def main(argv=None):

@@ -18,11 +18,8 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.rundir import logged_winner, read_logs  # noqa: E402
+from metapvp.arena.match import first_seat
+from metapvp.arena.rundir import logged_winner, read_logs
 
 
 def largest_lead(lines: list[str], side: str) -> tuple[int, int]:

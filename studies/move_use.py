@@ -21,11 +21,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.rundir import read_logs  # noqa: E402
+from metapvp.arena.match import first_seat
+from metapvp.arena.rundir import read_logs
 
 
 def move_id(name: str) -> str:

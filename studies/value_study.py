@@ -31,14 +31,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from metapvp import contract as contracts  # noqa: E402
-from metapvp.arena.match import first_seat  # noqa: E402
-from metapvp.arena.replay import replay  # noqa: E402
-from metapvp.arena.rundir import read_logs  # noqa: E402
-from metapvp.models import load_model, to_tensors  # noqa: E402
-from metapvp.players.spec import shipped_model  # noqa: E402
+from metapvp import contract as contracts
+from metapvp.arena.match import first_seat
+from metapvp.arena.replay import replay
+from metapvp.arena.rundir import read_logs
+from metapvp.models import load_model, to_tensors
+from metapvp.players.spec import shipped_model
 
 
 def positions(dirs, contract: str, limit: int | None, player: str = "both"):

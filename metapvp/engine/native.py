@@ -36,10 +36,10 @@ def native():
 
 LEARNED_VALUE = Path(__file__).resolve().parents[2] / "static" / "models" / "native-value.json"
 """The learned leaf value the native search ships with, fitted to battles' outcomes
-(studies/leaf_value.py fits it)."""
+(`metapvp fit-leaf` fits it)."""
 SEARCH_VALUE = LEARNED_VALUE.with_name("native-value-search.json")
 """The relative leaf value the native search ships with, fitted to the search's own values of
-positions (studies/leaf_value.py --target search)."""
+positions (metapvp fit-leaf --target search)."""
 
 
 class LeafValue(NamedTuple):
@@ -56,7 +56,7 @@ class LeafValue(NamedTuple):
 
 
 def leaf_model(path: Path = LEARNED_VALUE) -> LeafValue:
-    """The learned leaf value written by studies/leaf_value.py. Its weights are read by feature
+    """The learned leaf value written by `metapvp fit-leaf`. Its weights are read by feature
     name into feature_names()' order: a feature the model was fitted without weighs 0, so a model
     keeps working when features are added. ValueError names the file and what is wrong with it."""
     try:
@@ -67,13 +67,13 @@ def leaf_model(path: Path = LEARNED_VALUE) -> LeafValue:
         rows, out = (None, None) if hidden is None else (
             [[float(w) for w in row] for row in hidden["rows"]], [float(w) for w in hidden["out"]])
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise ValueError(f"leaf value {path}: not a model written by studies/leaf_value.py ({e})") from None
+        raise ValueError(f"leaf value {path}: not a model written by `metapvp fit-leaf` ({e})") from None
     computed = native().feature_names()
     unknown = [n for n in names if n not in computed]
     if (unknown or len(set(names)) != len(names) or len(weights) != len(names)
             or (rows and any(len(row) != len(names) for row in rows))):
         raise ValueError(f"leaf value {path}: fitted on features {names} ({len(weights)} weights), but the native "
-                         f"search computes {computed}; fit it again (studies/leaf_value.py --write)")
+                         f"search computes {computed}; fit it again (metapvp fit-leaf --write)")
     if not isinstance(relative, bool):
         raise ValueError(f"leaf value {path}: 'relative' is true or false, not {relative!r}")
     if rows is not None and len(rows) != len(out):

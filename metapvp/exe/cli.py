@@ -31,6 +31,7 @@ COMMANDS = {
     "eval": ("smogon_eval", "ladder, or challenge a user, on a Showdown server"),
     "replay": ("replay", "a run's battles as Showdown replays, or pages of what the players thought"),
     "ship": ("ship_model", "ship a trained model with its card"),
+    "fit-leaf": ("fit_leaf", "fit the native search's learned leaf value"),
     "bench": ("bench", "the full stack's speed beside the simulator alone"),
 }
 RUNS = {

@@ -12,7 +12,9 @@ separate intervals. Prints each run's win rate over the battles both finished, t
 A won and only B won, B - A with its 95% interval (paired, normal approximation) and an exact
 two-sided sign test's p-value over the battles that differ. The last line of stdout is the
 result as JSON. A tie counts as not won. A run still under way compares over the battles it has
-finished (its run.json names it). With several pairs, each is compared, then all their battles
+finished (its run.json names it). It also counts the battles both players played choice for
+choice alike (the same input log): a change meant to leave a player as it was shows as every
+battle the same. With several pairs, each is compared, then all their battles
 together: whether B is ahead of A over several opponents at once, each battle counted once (the
 last line is then {"pairs": [...], "pooled": {...}})."""
 from __future__ import annotations
@@ -29,9 +31,13 @@ from metapvp.arena.stats import Z95
 SAME = ("format", "p2", "seed")
 
 
-def outcomes(run: Path) -> dict[int, bool]:
-    """Battle number -> whether the run's first player won it (it sits p1 in even battles)."""
-    return {i: logged_winner(i, battle) == "a" for i, battle in read_logs(run)}
+def outcomes(run: Path) -> tuple[dict[int, bool], dict[int, list]]:
+    """Battle number -> whether the run's first player won it (it sits p1 in even battles), and
+    battle number -> its input log (every choice both sides made)."""
+    won, choices = {}, {}
+    for i, battle in read_logs(run):
+        won[i], choices[i] = logged_winner(i, battle) == "a", battle.get("inputLog")
+    return won, choices
 
 
 def compare(a: dict[int, bool], b: dict[int, bool]) -> dict:
@@ -79,8 +85,11 @@ def compare_dirs(a_dir: Path, b_dir: Path, same_p2: bool = False) -> dict:
         raise ValueError("not the same battles: " + ", ".join(
             f"{k} {runs[1].get(k)!r} in {b_dir} against {runs[0].get(k)!r} in {a_dir}" for k in differs)
             + (" (--same-p2 if they are one player spelt two ways)" if differs == ["p2"] else ""))
-    r = compare(outcomes(a_dir), outcomes(b_dir))
-    return {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r}
+    (a_won, a_choices), (b_won, b_choices) = outcomes(a_dir), outcomes(b_dir)
+    r = compare(a_won, b_won)
+    same = sum(a_choices[i] == b_choices[i] is not None for i in set(a_won) & set(b_won))
+    return {"a": runs[0].get("p1"), "b": runs[1].get("p1"), **{k: runs[0].get(k) for k in SAME}, **r,
+            "same_choices": same}
 
 
 def difference_line(r: dict) -> str:
@@ -111,6 +120,7 @@ def main(argv=None) -> int:
         print(f"{r['format']}, against {r['p2']}, seed {r['seed']}, {r['battles']} battles in both")
         print(f"A {r['a']}: {r['a_win_rate']:.3f}   B {r['b']}: {r['b_win_rate']:.3f}")
         print(difference_line(r))
+        print(f"the same choices, every one, in {r['same_choices']} of {r['battles']} battles")
     if len(results) == 1:
         print(json.dumps(results[0]))
         return 0

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import shlex
 import shutil
 import sys
@@ -40,18 +39,12 @@ from pathlib import Path
 
 from metapvp.models.modelfile import ModelError, read_metadata, update_metadata
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
-from metapvp.players.searchconfig import SEARCH_PREFIX, SearchConfigError, parse_prefix
 from metapvp.players.spec import (
-    LOOKAHEAD,
-    NATIVE,
     SHIPPED_MODELS,
     SpecError,
     agent_as_played,
     agent_search,
-    bare_agent,
-    lookahead_settings,
-    model_spec,
-    native_config,
+    parse_spec,
     shipped_model,
 )
 from metapvp.training import lineage
@@ -60,39 +53,32 @@ from metapvp.training.trainer import ended_config
 
 def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
-    --play-best-move), lookaheadN:agent / lookaheadNxK:agent or a search (search64...:agent)."""
-    spec = r["p1"]
-    if bare_agent(spec):
-        spec = agent_as_played("agent", r["format"])
-    m = LOOKAHEAD.match(spec)
-    if m:
-        return m.group(0) + "agent"
-    search = SEARCH_PREFIX.match(spec) or re.match(r"search\([^()]*\):", spec) or NATIVE.match(spec)
-    if search:
-        return search.group(0) + "agent"
+    --play-best-move), lookaheadN:agent / lookaheadNxK:agent or a search (search64...:agent,
+    native(...):agent)."""
+    p = parse_spec(r["p1"], r["format"])
+    if p.prefix:
+        return f"{p.prefix}:agent"
     if r.get("play_best_move") in ("p1", "both"):
         return "agent@0"
-    return f"agent@{model_spec(spec, r['format'])[1]:g}"
+    return f"agent@{p.temperature:g}"
 
 
-def how(spec: str) -> str:
-    native = NATIVE.match(spec)
-    if native:
-        config = native_config(spec, native)
-        budget = f"{config.ms} ms" if config.ms else f"{config.iterations:,} iterations"
-        return f"native search, {budget} in each of {config.worlds} worlds"
-    if spec.startswith("search"):
-        try:
-            config = parse_prefix(spec)[0]
-        except SearchConfigError:   # a setting since retired, as a results file from before recorded it
-            return f"search, `{spec.partition(':')[0]}` (a setting since retired)"
-        return f"search, {config.ms} ms" if config.ms else f"search, {config.visits} visits"
-    settings = lookahead_settings(spec)
-    if settings:
-        turns, draws, weight = settings
+def how(spec: str, fmt: str = "gen9randombattle") -> str:
+    """A played() spec in words, for the card's table."""
+    try:
+        p = parse_spec(spec, fmt)
+    except SpecError:   # a setting since retired, as a results file from before recorded it
+        return f"search, `{spec.partition(':')[0]}` (a setting since retired)"
+    if p.kind == "native":
+        budget = f"{p.config.ms} ms" if p.config.ms else f"{p.config.iterations:,} iterations"
+        return f"native search, {budget} in each of {p.config.worlds} worlds"
+    if p.kind == "search":
+        return f"search, {p.config.ms} ms" if p.config.ms else f"search, {p.config.visits} visits"
+    if p.kind == "lookahead":
+        turns, draws, weight = p.lookahead
         return (f"{turns} turn{'s' if turns > 1 else ''} of lookahead" + (f", {draws} draws" if draws > 1 else "")
                 + (f", weight {weight:g}" if weight != DEFAULT_LOOKAHEAD_WEIGHT else ""))
-    t = float(spec.partition("@")[2])
+    t = p.temperature
     return "best move" if t == 0 else "sampled" if t == 1 else f"temperature {t:g}"
 
 
@@ -105,7 +91,8 @@ def evaluation(d: Path) -> dict:
         raise SystemExit(f"ship: {d}/results.json: {e}") from None
     name = "agent" if played(r) == played({**r, "p1": "agent"}) else played(r)
     workers = f" --workers {r['workers']}" if r.get("workers") else ""
-    return {"opponent": r["p2"], "moves": how(played(r)), "battles": r["matches"], "win_rate": r["p1_win_rate"],
+    return {"opponent": r["p2"], "moves": how(played(r), r["format"]), "battles": r["matches"],
+            "win_rate": r["p1_win_rate"],
             "ci95": list(r["p1_win_rate_ci95"]), "elo": r["elo_diff"], "errors": r["errors"], "seed": r["seed"],
             "command": f"metapvp head2head --p1 {shlex.quote(name)} --p2 {shlex.quote(r['p2'])} --format {r['format']} "
                        f"--num-matches {r['matches']}{workers} --seed {r['seed']}"}
@@ -154,8 +141,9 @@ def averaged_weights(run: Path, meta: dict) -> str | None:
 
 
 def strength_intro(fmt: str) -> list[str]:
-    prefix = agent_as_played("agent", fmt).removesuffix(":agent")
-    if NATIVE.match(prefix + ":"):
+    agent = parse_spec("agent", fmt)
+    prefix = agent.prefix
+    if agent.kind == "native":
         search = ["(`metapvp/players/native.py`: both sides choosing at once on poke-engine, over worlds drawn from",
                   "what it cannot see, the model's probabilities the prior at the root; without Rust at set-up",
                   f"`agent` plays `{agent_search(fmt).compact()}`, the search in Showdown's simulator)"]
@@ -233,17 +221,15 @@ def card(meta: dict, data: dict, curve: str | None, steps: list[dict], name: str
 def search_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
     """The metadata entry --search writes: {"native": ...} for a native prefix (the simulator's
     search stays as the fallback without Rust), {"search": ...} for a search in the simulator."""
-    spec = prefix.removesuffix(":") + ":"
     try:
-        native = NATIVE.match(spec)
-        if native:
-            return {"native": native_config(spec, native).to_dict()}
-        found = parse_prefix(spec)
-    except (SearchConfigError, SpecError) as e:
+        p = parse_spec(prefix.removesuffix(":") + ":agent")
+    except SpecError as e:
         ap.error(f"--search {prefix!r}: {e}")
-    if not found:
+    if p.kind == "native":
+        return {"native": p.config.to_dict()}
+    if p.kind != "search":
         ap.error(f"--search {prefix!r} is not a search prefix (e.g. search64x2h4q16p1 or native(iterations=10000))")
-    return {"search": found[0].to_dict()}
+    return {"search": p.config.to_dict()}
 
 
 def main(argv=None) -> int:

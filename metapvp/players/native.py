@@ -17,6 +17,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 
@@ -26,9 +27,21 @@ from metapvp.players.searchconfig import settings_from_dict
 
 log = logging.getLogger(__name__)
 
-DEFAULT_UCB = 2 ** 0.5
-ENGINE_TERA_CHARGE = 75.0   # search-rs/src/duct.rs, ENGINE_TERA_CHARGE: poke-engine's own
 SHIPPED_LEAVES = {"learned": LEARNED_VALUE, "search": SEARCH_VALUE}   # leaf=NAME: the file it reads
+
+# Settings measured and not kept, gone from the code (and from search-rs/), each with the value
+# every search had before it was a setting and the row of the table that measured it
+# (docs/agent.md, "What was tried on the native search"). A spec that names one is refused; a
+# model file's metadata written while they existed may carry them at that value.
+RETIRED_AT = "b94b5cc"   # the last commit that had them
+RETIRED = {
+    "ucb": (2 ** 0.5, "UCB1's constant"),
+    "prior": ("root", "the prior below the root"),
+    "tera": (75.0, "the charge for Terastallization"),
+    "playout": (0, "a play-out past the leaves"),
+    "stages": ("engine", "stat stages weighed by the HP left"),
+    "choice": ("visits", "the root as a game"),
+}
 
 
 @dataclass(frozen=True)
@@ -42,10 +55,7 @@ class NativeConfig:
     """Worlds drawn from what the player cannot see, searched side by side."""
     exploration: float = 1.5
     """PUCT's exploration constant, for our side at the root (where the policy's prior guides;
-    `mcts`'s is uniform); the rest of the tree chooses by UCB1."""
-    ucb: float = DEFAULT_UCB
-    """UCB1's exploration constant, for every choice no prior guides (the foe's everywhere, ours
-    below the root): sqrt(2), the textbook's and poke-engine's MCTS's."""
+    `mcts`'s is uniform); the rest of the tree chooses by UCB1 (its constant sqrt(2))."""
     search: str = "ours"
     """Whose search: "ours" (search-rs/) or "poke-engine" (poke-engine's own MCTS: UCB1, no
     prior, its evaluation, not seeded; a reference for `mcts`, which has no prior either)."""
@@ -54,69 +64,34 @@ class NativeConfig:
     "learned" (the shipped learned value, fitted to battles' outcomes: static/models/native-value.json),
     "search" (the shipped relative value, fitted to the search's own values of positions:
     static/models/native-value-search.json) or a path to one (a .json file that
-    studies/leaf_value.py wrote)."""
+    `metapvp fit-leaf` wrote)."""
     uniform: float = 0.0
     """The share of our prior at the root spread evenly over the options the player can choose,
     the rest the policy's: 0, the policy's alone; 1, uniform (as `mcts`, whose prior is uniform
     whatever this says)."""
-    prior: str = "root"
-    """Where the policy's prior guides our side: "root" (there only; UCB1 below) or "deep" (also
-    at every node below where our options are the root's: the same Pokemon in, the same moves
-    open; docs/lab/native-agent.md, "The prior below the root")."""
-    tera: float = ENGINE_TERA_CHARGE
-    """What the engine's evaluation charges a side for having terastallized, in its points (a
-    healthy Pokemon's HP is 100): the engine's own is 75 (docs/lab/native-agent.md, "The charge
-    for Terastallization")."""
-    playout: int = 0
-    """Joint choices of both sides' hardest-hitting moves played past each new node before the
-    engine values it (search-rs/src/playout.rs): 0 to 4; 0, none."""
     foe: str = "drawn"
     """What the worlds know of the foe: "drawn" (its sets and unseen Pokemon drawn from what the
     player has seen) or "told" (a diagnostic, not a player: every world is the true battle,
     which only the in-process simulator knows; docs/lab/native-agent.md, "The foe's sets told")."""
-    choice: str = "visits"
-    """How the searched worlds choose: "visits" (the option most visited, over all worlds) or
-    "equilibrium" (the option most played, over all worlds, in our strategy at the equilibrium of
-    each world's root as a game of one turn: the mean value of each joint choice searched;
-    search-rs/src/matrix.rs)."""
-    stages: str = "engine"
-    """What an active's stat stages are worth at the leaves: "engine" (the engine's points at any
-    HP) or "hp" (those points in proportion to the HP it has left: search-rs/src/duct.rs,
-    stage_discount)."""
+    retired: ClassVar[dict] = RETIRED
+    retired_at: ClassVar[str] = RETIRED_AT
 
     def __post_init__(self):
         if bool(self.iterations) == bool(self.ms) or self.iterations < 0 or self.ms < 0:
             raise ValueError(f"native search: a budget of iterations or of ms, one of them "
                              f"(got iterations={self.iterations}, ms={self.ms})")
-        if not 1 <= self.worlds <= 64 or not self.exploration > 0 or not self.ucb > 0:
-            raise ValueError(f"native search: worlds 1 to 64, exploration and ucb above 0 "
-                             f"(got worlds={self.worlds}, exploration={self.exploration}, ucb={self.ucb})")
-        theirs = self.search == "poke-engine" and (self.leaf != "engine" or self.ucb != DEFAULT_UCB)
-        if self.search not in ("ours", "poke-engine") or theirs:
+        if not 1 <= self.worlds <= 64 or not self.exploration > 0:
+            raise ValueError(f"native search: worlds 1 to 64, exploration above 0 "
+                             f"(got worlds={self.worlds}, exploration={self.exploration})")
+        if self.search not in ("ours", "poke-engine") or (self.search == "poke-engine" and self.leaf != "engine"):
             raise ValueError(f"native search: search is ours or poke-engine, the latter with the engine's leaf "
-                             f"value and UCB1's own constant (got search={self.search!r}, leaf={self.leaf!r}, "
-                             f"ucb={self.ucb:g})")
+                             f"value (got search={self.search!r}, leaf={self.leaf!r})")
         if self.leaf not in ("engine", *SHIPPED_LEAVES) and not self.leaf.endswith(".json"):
             raise ValueError(f"native search: leaf is engine, learned, search or a .json file (got {self.leaf!r})")
         if not 0 <= self.uniform <= 1:
             raise ValueError(f"native search: uniform is a share, 0 to 1 (got {self.uniform:g})")
-        if not 0 <= self.tera <= 200 or (self.search == "poke-engine" and self.tera != ENGINE_TERA_CHARGE):
-            raise ValueError(f"native search: tera is the charge for having terastallized, 0 to 200 points, "
-                             f"the engine's own ({ENGINE_TERA_CHARGE:g}) with poke-engine's search (got {self.tera:g})")
-        if not 0 <= self.playout <= 4 or (self.search == "poke-engine" and self.playout):
-            raise ValueError(f"native search: playout is 0 to 4 joint choices, 0 with poke-engine's search "
-                             f"(got playout={self.playout}, search={self.search!r})")
-        if self.stages not in ("engine", "hp") or (self.search == "poke-engine" and self.stages != "engine"):
-            raise ValueError(f"native search: stages is engine or hp, engine with poke-engine's search "
-                             f"(got stages={self.stages!r}, search={self.search!r})")
-        if self.choice not in ("visits", "equilibrium") or (self.search == "poke-engine" and self.choice != "visits"):
-            raise ValueError(f"native search: choice is visits or equilibrium, visits with poke-engine's search "
-                             f"(got choice={self.choice!r}, search={self.search!r})")
         if self.foe not in ("drawn", "told"):
             raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
-        if self.prior not in ("root", "deep") or (self.search == "poke-engine" and self.prior != "root"):
-            raise ValueError(f"native search: prior is root or deep, root with poke-engine's search "
-                             f"(got prior={self.prior!r}, search={self.search!r})")
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (for a model file's metadata: the native search
@@ -130,24 +105,15 @@ class NativeConfig:
 
     def prefix(self) -> str:
         """The spec prefix that plays this setting, as results record it: every field spelt
-        out (so that a record still means the same when a default changes), UCB1's constant and
-        the search's owner, the prior's uniform share and its reach, the charge for
-        Terastallization, the play-out, the stages' worth, what the worlds know of the foe and
-        how they choose only where they are not the defaults (sqrt(2), ours, 0, root, 75, 0,
-        engine, drawn, visits), e.g.
-        native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
+        out (so that a record still means the same when a default changes), the search's owner,
+        the prior's uniform share and what the worlds know of the foe only where they are not
+        the defaults (ours, 0, drawn), e.g. native(iterations=10000,worlds=2,exploration=1.5,leaf=engine)."""
         budget = f"ms={self.ms}" if self.ms else f"iterations={self.iterations}"
-        ucb = "" if self.ucb == DEFAULT_UCB else f",ucb={self.ucb:g}"
         owner = "" if self.search == "ours" else f",search={self.search}"
         uniform = f",uniform={self.uniform:g}" if self.uniform else ""
-        prior = "" if self.prior == "root" else f",prior={self.prior}"
-        tera = "" if self.tera == ENGINE_TERA_CHARGE else f",tera={self.tera:g}"
-        playout = f",playout={self.playout}" if self.playout else ""
-        stages = "" if self.stages == "engine" else f",stages={self.stages}"
         foe = "" if self.foe == "drawn" else f",foe={self.foe}"
-        choice = "" if self.choice == "visits" else f",choice={self.choice}"
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
-                f"{ucb}{owner}{uniform}{prior}{tera}{playout}{stages}{foe}{choice})")
+                f"{owner}{uniform}{foe})")
 
     def leaf_model(self) -> LeafValue | None:
         """The learned leaf value (metapvp.engine.native.leaf_model); None for the engine's
@@ -159,8 +125,7 @@ class NativeConfig:
 
 class NativeSearch:
     """The native search of a batch of decisions: their worlds drawn in one call to the battles'
-    engine, searched in a pool of threads, each world's weight per action (its visits, or its
-    equilibrium's shares of them: NativeConfig.choice) added up."""
+    engine, searched in a pool of threads, each world's visits per action added up."""
 
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
@@ -223,11 +188,9 @@ class NativeSearch:
 
     def _searched(self, state: str, names: dict, p: np.ndarray | None,
                   seed: int) -> list[tuple[int, float, float | None]]:
-        """(action, weight, mean value) of one world's search: its visits, or with
-        choice=equilibrium the world's visits shared as the equilibrium plays (so that every
-        world weighs as its search did), and side one's mean value there (None where the search
-        reports none: poke-engine's, or an option unvisited); the engine's options it cannot
-        name as one of our actions (none, as the bridge writes them) are left out."""
+        """(action, visits, mean value) of one world's search, side one's (the value None where
+        the search reports none: poke-engine's, or an option unvisited); the engine's options it
+        cannot name as one of our actions (none, as the bridge writes them) are left out."""
         c = self.config
         options, _ = self.module.options(state)   # side one's, in the order both searches report
         if c.search == "poke-engine":
@@ -236,8 +199,6 @@ class NativeSearch:
         else:
             r = self.world_search(state, options, names, p, seed)
             iterations, visits, values = r["iterations"], r["s1"]["visits"], r["s1"]["values"]
-            if c.choice == "equilibrium":
-                visits = [share * sum(visits) for share in r["s1"]["equilibrium"]]
         self.iterations += iterations
         return [(names[o], n, v) for o, n, v in zip(options, visits, values) if o in names]
 
@@ -247,10 +208,8 @@ class NativeSearch:
         probabilities (None: uniform)."""
         c = self.config
         return self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                  priors=root_prior(options, names, p, c.uniform), leaf=self.leaf, ucb=c.ucb,
-                                  deep_prior=c.prior == "deep", tera=c.tera, playout=c.playout,
-                                  stages_by_hp=c.stages == "hp", leaf_relative=self.leaf_relative,
-                                  leaf_hidden=self.leaf_hidden, equilibrium=c.choice == "equilibrium")
+                                  priors=root_prior(options, names, p, c.uniform), leaf=self.leaf,
+                                  leaf_relative=self.leaf_relative, leaf_hidden=self.leaf_hidden)
 
 
 def described(visits: np.ndarray, valued: np.ndarray, weighed: np.ndarray, foes: list | None) -> dict:

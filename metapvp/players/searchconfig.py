@@ -22,6 +22,8 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 
+from metapvp.players.specerror import SpecError
+
 SCRIPTED_PLAYERS = ("heuristic", "maxdamage")  # the scripted players whose picks can join our root
 
 # The last commit that had the retired knobs, and each one's letter in the compact spec form.
@@ -37,8 +39,9 @@ RETIRED = {
 }
 
 
-class SearchConfigError(ValueError):
-    """A search setting out of its range, or a field the search does not have."""
+# A search setting out of its range, or a field the search does not have: a bad spec like any
+# other (one error type for them all; the name stays for the settings' own callers).
+SearchConfigError = SpecError
 
 
 @dataclass(frozen=True)
@@ -122,6 +125,11 @@ def settings_from_dict(settings: type, d: dict, where: str):
     SearchConfigError names, with `where`, a field it does not have or a value out of range."""
     if not isinstance(d, dict):
         raise SearchConfigError(f"{where}: expected a mapping of search settings, got {type(d).__name__}")
+    retired = getattr(settings, "retired", {})
+    changed = [name for name in d if name in retired and d[name] != retired[name][0]]
+    if changed:
+        raise SearchConfigError(f"{where}: {retired_text(settings, changed)}")
+    d = {name: value for name, value in d.items() if name not in retired}   # at the value every search had
     names = {f.name for f in dataclasses.fields(settings)}
     unknown = sorted(set(d) - names)
     if unknown:
@@ -131,6 +139,14 @@ def settings_from_dict(settings: type, d: dict, where: str):
         return settings(**d)
     except ValueError as e:
         raise SearchConfigError(f"{where}: {e}") from None
+
+
+def retired_text(settings: type, names: list[str]) -> str:
+    """Why the retired settings `names` of `settings` (its `retired` table: name -> (the value
+    every search had, the row of docs/agent.md's table that measured it)) are refused."""
+    rows = "; ".join(f"{n} ({settings.retired[n][1]})" for n in names)
+    return (f"the native search no longer has {rows}: measured and not kept (docs/agent.md, 'What was tried "
+            f"on the native search'; last in commit {getattr(settings, 'retired_at', '')})")
 
 
 def keyword_prefix(config: SearchConfig) -> str:
@@ -207,6 +223,8 @@ def keyword_fields(text: str, settings: type, spec: str) -> dict:
         name, eq, value = (s.strip() for s in item.partition("="))
         if not eq:
             raise SearchConfigError(f"player {spec!r}: {item!r} is not field=value")
+        if name in getattr(settings, "retired", {}):
+            raise SearchConfigError(f"player {spec!r}: {retired_text(settings, [name])}")
         if name not in types:
             raise SearchConfigError(f"player {spec!r}: no setting {name!r} (settings: {', '.join(types)})")
         if types[name].startswith("tuple"):

@@ -51,6 +51,7 @@ from __future__ import annotations
 import importlib
 import logging
 import re
+from dataclasses import dataclass
 from pathlib import Path
 
 from metapvp.engine.native import available as native_available
@@ -62,7 +63,8 @@ from metapvp.players.native import MctsPlayer, NativeConfig, NativeSearchPlayer
 from metapvp.players.neural import load_player
 from metapvp.players.scripted import FirstLegalPlayer, RandomPlayer, ScriptedPlayer
 from metapvp.players.search import SearchPlayer
-from metapvp.players.searchconfig import SearchConfig, SearchConfigError, keyword_fields, parse_prefix
+from metapvp.players.searchconfig import SearchConfig, keyword_fields, parse_prefix
+from metapvp.players.specerror import SpecError
 
 log = logging.getLogger(__name__)
 
@@ -102,7 +104,7 @@ def agent_search(fmt: str) -> SearchConfig:
     try:
         entry = meta.get("search")
         return SearchConfig() if entry is None else SearchConfig.from_dict(entry, f"{path}: metadata 'search'")
-    except SearchConfigError as e:
+    except SpecError as e:
         raise SpecError(f"player 'agent': {e}") from None
 
 
@@ -113,7 +115,7 @@ def agent_native(fmt: str) -> NativeConfig | None:
     entry = meta.get("native")
     try:
         return None if entry is None else NativeConfig.from_dict(entry, f"{path}: metadata 'native'")
-    except SearchConfigError as e:
+    except SpecError as e:
         raise SpecError(f"player 'agent': {e}") from None
 
 
@@ -150,10 +152,6 @@ def bare_agent(spec: str) -> bool:
     return spec == "agent" or (spec.startswith("agent:") and "+" not in spec and "@" not in spec)
 
 
-class SpecError(ValueError):
-    """A player spec that names nothing loadable."""
-
-
 def spec_list(text: str) -> list[str]:
     """Player specs written one after another, split at the commas outside parentheses (a
     search's settings have their own: "native(iterations=1000,uniform=0.5):agent,mcts" is two);
@@ -183,43 +181,125 @@ def shipped_model(fmt: str) -> Path:
     return path
 
 
-def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle") -> Player:
-    """`fmt` is the format the player will play: `agent` loads the model shipped for it."""
+@dataclass(frozen=True)
+class PlayerSpec:
+    """A player spec read (parse_spec): what kind of player it names, its settings and its
+    models; make_player() builds it, and results, cards and model metadata read it.
+
+    kind: "builtin" (random, first, maxdamage, heuristic, mcts), "mcts" (with settings), "native",
+    "search", "lookahead", "models" (model files or agent, at a temperature) or "named"
+    (module.Class:path, ,module.factory)."""
+    text: str                       # the spec as given (a bare `agent` spelt out: as_played)
+    kind: str
+    name: str = ""                  # builtin: its name; named: module.attr
+    config: NativeConfig | SearchConfig | None = None
+    lookahead: tuple[int, int, float] | None = None   # (turns, draws of chance, weight)
+    models: tuple = ()              # the model files, `agent` as the file shipped for the format
+    temperature: float = 1.0        # "models": the temperature they play at
+    args: tuple = ()                # "named": what it is called with
+
+    @property
+    def prefix(self) -> str:
+        """The settings part before the models (search64x2h4q16p1, native(...), lookahead2),
+        "" for a player without one."""
+        return self.text.partition(":")[0] if self.kind in ("search", "native", "lookahead") else ""
+
+
+def parse_spec(spec: str, fmt: str = "gen9randombattle") -> PlayerSpec:
+    """The player `spec` names in `fmt` (the spec's grammar: this module's docstring); SpecError
+    names the spec and the part of it that is wrong. `agent` is read as its metadata says it
+    plays (its native search where that is built, else its search in the simulator)."""
     spec = spec.strip()
     if spec in BUILTIN:
-        return BUILTIN[spec](seed)
-    spec = as_played(spec, fmt)
-    if LOOKAHEAD.match(spec):
-        return _lookahead(spec, seed, fmt)
-    if spec.startswith("search"):
-        try:
-            found = parse_prefix(spec)
-        except SearchConfigError as e:
-            raise SpecError(str(e)) from None
-        if found:
-            return _search(spec, *found, seed, fmt)
-    native = NATIVE.match(spec)
-    if native:
-        return _native(spec, native, seed, fmt)
-    mcts = MCTS.match(spec)
-    if mcts:
-        try:
-            return MctsPlayer(native_config(spec, mcts), seed=seed)
-        except ValueError as e:   # a leaf value file that cannot be read
-            raise SpecError(f"player {spec!r}: {e}") from None
+        return PlayerSpec(spec, "builtin", name=spec)
+    if bare_agent(spec):
+        return agent_spec(spec, fmt)
+    m = LOOKAHEAD.match(spec)
+    if m:
+        turns, samples, weight = lookahead_settings(spec)
+        if not 1 <= turns <= 3:
+            raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
+        if not 1 <= samples <= 16:
+            raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
+        if not 0 <= weight <= 1000:
+            raise SpecError(f"player {spec!r}: the lookahead's weight on material is a number from 0 to 1000")
+        return PlayerSpec(spec, "lookahead", lookahead=(turns, samples, weight),
+                          models=models_after(spec, m.end(), fmt, "lookahead"))
+    found = parse_prefix(spec) if spec.startswith("search") else None
+    if found:
+        config, start = found
+        return PlayerSpec(spec, "search", config=config, models=models_after(spec, start, fmt, "search"))
+    m = NATIVE.match(spec)
+    if m:
+        return PlayerSpec(spec, "native", config=native_config(spec, m),
+                          models=models_after(spec, m.end(), fmt, "native"))
+    m = MCTS.match(spec)
+    if m:
+        return PlayerSpec(spec, "mcts", config=native_config(spec, m))
     if re.match(r"lookahead[0-9xw.]*:", spec):   # settings out of order
         raise SpecError(f"player {spec!r}: a lookahead is lookahead[N][xK][wW]:MODEL, its settings in that "
                         f"order, e.g. lookahead2x3w8:agent")
     models, temperature = model_spec(spec, fmt)
     if models:
-        return _load_model(spec, models, seed, temperature)
+        return PlayerSpec(spec, "models", models=tuple(models), temperature=temperature)
     if spec.startswith(","):
-        return _named(spec, spec[1:], ())
+        return PlayerSpec(spec, "named", name=spec[1:])
     if ":" in spec and not Path(spec).exists():
         target, path = spec.split(":", 1)
-        return _named(spec, target, (path,))
+        return PlayerSpec(spec, "named", name=target, args=(path,))
     raise SpecError(f"unknown player {spec!r}: use one of {', '.join(BUILTIN)}, agent, module.Class:path, "
                     f",module.factory, a model file, MODEL+MODEL or MODEL@TEMPERATURE")
+
+
+def agent_spec(spec: str, fmt: str) -> PlayerSpec:
+    """A bare `agent` (or agent:FORMAT) read from its model's metadata, as agent_prefix() says it
+    plays: its native search where that is built, else its search in the simulator."""
+    played_in = spec.partition(":")[2] or fmt
+    text, path = agent_as_played(spec, fmt), shipped_model(played_in)
+    native = agent_native(played_in)
+    if native is not None and native_available():
+        return PlayerSpec(text, "native", config=native, models=(path,))
+    return PlayerSpec(text, "search", config=agent_search(played_in), models=(path,))
+
+
+def models_after(spec: str, start: int, fmt: str, kind: str) -> tuple:
+    """The model files a search's or lookahead's settings (ending at `start`) guide."""
+    models, _ = model_spec(spec[start:], fmt)
+    if not models:
+        raise SpecError(f"player {spec!r}: {kind} needs a model after {spec[:start]!r} "
+                        f"(agent, a model file, MODEL+MODEL)")
+    return tuple(models)
+
+
+def make_player(spec: str, seed: int | None = None, fmt: str = "gen9randombattle") -> Player:
+    """The player `spec` names (parse_spec), seeded; `fmt` is the format it will play: `agent`
+    loads the model shipped for it."""
+    return build(parse_spec(spec, fmt), seed)
+
+
+def build(p: PlayerSpec, seed: int | None) -> Player:
+    """The player a read spec names."""
+    if p.kind == "builtin":
+        return BUILTIN[p.name](seed)
+    if p.kind == "named":
+        return _named(p.text, p.name, p.args)
+    try:
+        if p.kind == "mcts":
+            return MctsPlayer(p.config, seed=seed)
+        policy = load_player(list(p.models) if len(p.models) > 1 else p.models[0], seed=seed,
+                             temperature=p.temperature if p.kind == "models" else 1.0)
+        if p.kind == "models":
+            return policy
+        if p.kind == "lookahead":
+            turns, samples, weight = p.lookahead
+            return LookaheadPlayer(policy, play_on=turns - 1, samples=samples, weight=weight)
+        if p.kind == "search":
+            return SearchPlayer(policy, p.config, seed=seed)
+        return NativeSearchPlayer(policy, p.config, seed=seed)
+    except (ValueError, RuntimeError) as e:   # a leaf value file, a model that cannot play this
+        if isinstance(e, (SpecError, ModelError)):
+            raise
+        raise SpecError(f"player {p.text!r}: {e}") from None
 
 
 def model_spec(spec: str, fmt: str) -> tuple[list, float]:
@@ -251,10 +331,6 @@ def model_spec(spec: str, fmt: str) -> tuple[list, float]:
     return paths, temperature
 
 
-def _load_model(spec: str, paths: list, seed: int | None, temperature: float) -> Player:
-    return load_player(paths if len(paths) > 1 else paths[0], seed=seed, temperature=temperature)
-
-
 LOOKAHEAD = re.compile(r"lookahead([0-9]*)(?:x([0-9]+))?(?:w([0-9.]+))?:")
 
 
@@ -264,33 +340,6 @@ def lookahead_settings(spec: str) -> tuple[int, int, float] | None:
     return (int(m.group(1) or 1), int(m.group(2) or 1), _number(m.group(3), DEFAULT_LOOKAHEAD_WEIGHT)) if m else None
 
 
-def _lookahead(spec: str, seed: int | None, fmt: str) -> Player:
-    """lookahead[N][xK][wW]:MODEL: the models' probabilities as trained, weighed against N turns
-    ahead (weight W on the material), each outcome averaged over K draws of chance."""
-    m = LOOKAHEAD.match(spec)
-    turns, samples, weight = lookahead_settings(spec)
-    models, _ = model_spec(spec[m.end():], fmt)
-    if not models:
-        raise SpecError(f"player {spec!r}: lookahead needs a model after {m.group(0)!r} "
-                        f"(agent, a model file, MODEL+MODEL)")
-    if not 1 <= turns <= 3:
-        raise SpecError(f"player {spec!r}: lookahead plays 1 to 3 turns ahead, not {turns}")
-    if not 1 <= samples <= 16:
-        raise SpecError(f"player {spec!r}: lookahead averages 1 to 16 draws of chance, not {samples}")
-    if not 0 <= weight <= 1000:
-        raise SpecError(f"player {spec!r}: the lookahead's weight on material is a number from 0 to 1000")
-    return LookaheadPlayer(_load_model(spec, models, seed, 1.0), play_on=turns - 1, samples=samples, weight=weight)
-
-
-def _search(spec: str, config: SearchConfig, start: int, seed: int | None, fmt: str) -> Player:
-    """A search prefix's setting (searchconfig.parse_prefix) guiding the models after it."""
-    models, _ = model_spec(spec[start:], fmt)
-    if not models:
-        raise SpecError(f"player {spec!r}: search needs a model after {spec[:start]!r} "
-                        f"(agent, a model file, MODEL+MODEL)")
-    return SearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
-
-
 NATIVE = re.compile(r"native(?:\((?P<fields>[^()]*)\))?:")
 MCTS = re.compile(r"mcts\((?P<fields>[^()]*)\)$")
 
@@ -298,28 +347,12 @@ MCTS = re.compile(r"mcts\((?P<fields>[^()]*)\)$")
 def native_config(spec: str, m: re.Match) -> NativeConfig:
     """The native search's settings a spec names in its parentheses (iterations=N,ms=M,
     worlds=W,exploration=C), its defaults for the others."""
-    try:
-        fields = keyword_fields(m["fields"] or "", NativeConfig, spec)
-    except SearchConfigError as e:
-        raise SpecError(str(e)) from None
+    fields = keyword_fields(m["fields"] or "", NativeConfig, spec)
     if "ms" in fields and "iterations" not in fields:
         fields["iterations"] = 0
     try:
         return NativeConfig(**fields)
     except ValueError as e:
-        raise SpecError(f"player {spec!r}: {e}") from None
-
-
-def _native(spec: str, m: re.Match, seed: int | None, fmt: str) -> Player:
-    """native:MODEL, native(iterations=N,ms=M,worlds=W,exploration=C):MODEL: the models guiding
-    the native search (metapvp.players.native)."""
-    config = native_config(spec, m)
-    models, _ = model_spec(spec[m.end():], fmt)
-    if not models:
-        raise SpecError(f"player {spec!r}: native needs a model after {m.group(0)!r} (agent, a model file)")
-    try:
-        return NativeSearchPlayer(_load_model(spec, models, seed, 1.0), config, seed=seed)
-    except (ValueError, RuntimeError) as e:
         raise SpecError(f"player {spec!r}: {e}") from None
 
 

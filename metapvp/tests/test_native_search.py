@@ -20,7 +20,8 @@ from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine.native import SEARCH_VALUE, available, leaf_model, native
 from metapvp.engine.v8 import checks_context
 from metapvp.players import SpecError, make_player
-from metapvp.players.native import ENGINE_TERA_CHARGE, NativeConfig, NativeSearch, root_prior
+from metapvp.players.native import NativeConfig, NativeSearch, root_prior
+from metapvp.players.searchconfig import SearchConfigError
 from metapvp.tests.enginetruth import golden_turns, tally_rounds
 
 
@@ -92,103 +93,21 @@ class NativeSearchTest(unittest.TestCase):
                 call(broken)
         self.assertEqual(self.m.search(self.state, iterations=200, seed=0)["iterations"], 200)
 
-    def test_a_deep_prior_changes_the_search_and_is_the_same_without_a_prior(self):
-        """deep_prior: the root's prior guides side one below the root too (duct.rs's own test
-        checks where); without a prior it changes nothing."""
-        n = len(self.m.options(self.state)[0])
-        prior = [1.0] + [0.05] * (n - 1)
-        root = self.m.search(self.state, iterations=3000, seed=4, priors=prior)
-        deep = self.m.search(self.state, iterations=3000, seed=4, priors=prior, deep_prior=True)
-        self.assertNotEqual(root["s1"]["visits"], deep["s1"]["visits"])
-        self.assertEqual(self.m.search(self.state, iterations=1000, seed=4),
-                         self.m.search(self.state, iterations=1000, seed=4, deep_prior=True))
-        # the player's setting reaches the search
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        played = [NativeSearch(NativeConfig(iterations=3000, prior=reach), seed=0)._search(
-            self.state, names, np.array(prior), 4) for reach in ("root", "deep")]
-        self.assertEqual(played[0], list(zip(range(n), root["s1"]["visits"])))
-        self.assertEqual(played[1], list(zip(range(n), deep["s1"]["visits"])))
-
-    def test_a_smaller_ucb_constant_searches_the_foes_best_answers_more(self):
-        """UCB1's constant (every choice no prior guides): sqrt(2) by default, the same search as
-        not naming it; smaller, side two's visits gather on its best-valued options."""
-        default = self.m.search(self.state, iterations=3000, seed=2)
-        self.assertEqual(default, self.m.search(self.state, iterations=3000, seed=2, ucb=2 ** 0.5))
-        narrow = self.m.search(self.state, iterations=3000, seed=2, ucb=0.2)
-        top = [max(r["s2"]["visits"]) / 3000 for r in (default, narrow)]
-        self.assertGreater(top[1], top[0] + 0.1, top)
-        with self.assertRaisesRegex(ValueError, "ucb must be above 0"):
-            self.m.search(self.state, iterations=10, ucb=0.0)
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        self.assertNotEqual(make_player("mcts(iterations=3000,ucb=0.2)").search._search(self.state, names, None, 2),
-                            make_player("mcts(iterations=3000)").search._search(self.state, names, None, 2))
-
-    def test_the_charge_for_terastallizing_steers_both_sides_to_tera_or_from_it(self):
-        """tera: the leaf's charge for having terastallized (the engine's own, 75, by default, the
-        same search as not naming it); no charge, both sides search their tera options more, a
-        heavy one less; the player's setting reaches the search."""
-        def tera_visits(r, side):
-            return sum(n for o, n in zip(r[side]["options"], r[side]["visits"]) if o.endswith("-tera"))
-        default = self.m.search(self.state, iterations=3000, seed=2)
-        self.assertEqual(default, self.m.search(self.state, iterations=3000, seed=2, tera=ENGINE_TERA_CHARGE))
-        free, heavy = (self.m.search(self.state, iterations=3000, seed=2, tera=t) for t in (0.0, 200.0))
-        for side in ("s1", "s2"):
-            self.assertGreater(tera_visits(free, side), tera_visits(default, side) + 300)
-            self.assertLess(tera_visits(heavy, side), tera_visits(default, side) - 200)
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        even = self.m.search(self.state, iterations=3000, seed=2, tera=0.0, priors=[1.0] * len(names))  # as mcts
-        self.assertEqual(make_player("mcts(iterations=3000,tera=0)").search._search(self.state, names, None, 2),
-                         list(zip(range(len(names)), even["s1"]["visits"])))
-        with self.assertRaisesRegex(ValueError, "tera must be a number"):
-            self.m.search(self.state, iterations=10, tera=float("nan"))
-
-    def test_a_play_out_past_the_leaves_reaches_the_search_and_is_seeded(self):
-        """playout: joint choices of hardest hits past each new node (0 by default, the same search
-        as not naming it); the leaves' values change, a seed gives the same search, and the
-        player's setting reaches the search."""
-        default = self.m.search(self.state, iterations=2000, seed=2)
-        self.assertEqual(default, self.m.search(self.state, iterations=2000, seed=2, playout=0))
-        played = self.m.search(self.state, iterations=2000, seed=2, playout=2)
-        self.assertEqual(played, self.m.search(self.state, iterations=2000, seed=2, playout=2))
-        self.assertNotEqual(played["s1"]["values"], default["s1"]["values"])
-        self.assertEqual(played["iterations"], 2000)
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        even = self.m.search(self.state, iterations=2000, seed=2, playout=2, priors=[1.0] * len(names))  # as mcts
-        self.assertEqual(make_player("mcts(iterations=2000,playout=2)").search._search(self.state, names, None, 2),
-                         list(zip(range(len(names)), even["s1"]["visits"])))
-
-    def test_stages_weighed_by_hp_change_the_search_and_reach_it_from_the_player(self):
-        """stages_by_hp: the actives' stat stages worth in proportion to their HP left (off by
-        default, the same search as not naming it); where a side has stages and has lost HP the
-        values change, and the player's setting reaches the search."""
-        default = self.m.search(self.state, iterations=2000, seed=2)
-        self.assertEqual(default, self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=False))
-        weighed = self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=True)
-        self.assertNotEqual(weighed["s1"]["values"], default["s1"]["values"])   # setting up is in the tree
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        even = self.m.search(self.state, iterations=2000, seed=2, stages_by_hp=True, priors=[1.0] * len(names))
-        self.assertEqual(make_player("mcts(iterations=2000,stages=hp)").search._search(self.state, names, None, 2),
-                         list(zip(range(len(names)), even["s1"]["visits"])))
-
-    def test_the_equilibrium_choice_weighs_each_world_by_its_roots_game(self):
-        """A search asked for it reports both sides' strategies at the equilibrium of its root's
-        game (shares summing to 1, none for an option the prior shuts); with choice=equilibrium the
-        player's weight per action is the world's visits shared as the equilibrium plays them."""
-        names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
-        shut = [1.0] * len(names)
-        shut[0] = 0.0
-        self.assertEqual(self.m.search(self.state, iterations=3000, seed=4, priors=shut)["s1"]["equilibrium"], [],
-                         "computed only where asked")
-        r = self.m.search(self.state, iterations=3000, seed=4, priors=shut, equilibrium=True)
-        for side in ("s1", "s2"):
-            self.assertAlmostEqual(sum(r[side]["equilibrium"]), 1.0, places=3)
-        self.assertEqual(r["s1"]["equilibrium"][0], 0.0)
-        even = self.m.search(self.state, iterations=3000, seed=4, priors=[1.0] * len(names), equilibrium=True)
-        weights = make_player("mcts(iterations=3000,choice=equilibrium)").search._search(self.state, names, None, 4)
-        self.assertEqual([a for a, _ in weights], list(range(len(names))))
-        for (_, w), share in zip(weights, even["s1"]["equilibrium"]):
-            self.assertAlmostEqual(w, 3000 * share, places=2)
-        self.assertNotEqual([w for _, w in weights], even["s1"]["visits"], "the equilibrium is not the visits")
+    def test_the_settings_measured_and_not_kept_are_refused_by_name(self):
+        """UCB1's constant, the prior below the root, the charge for Terastallization, the
+        play-out, stages weighed by HP and the root's equilibrium were measured and are gone: a
+        spec naming one is refused with the row of the table that measured it; a model's metadata
+        written while they existed reads at the value every search had, and no other."""
+        for name, (kept, row) in NativeConfig.retired.items():
+            with self.subTest(name), self.assertRaisesRegex(SpecError, rf"no longer has {name} \({row}\).*"
+                                                                         rf"What was tried on the native search"):
+                make_player(f"native({name}=1):agent")
+            old = {**NativeConfig().to_dict(), name: kept}
+            self.assertEqual(NativeConfig.from_dict(old), NativeConfig())
+            with self.assertRaisesRegex(SearchConfigError, rf"no longer has {name}"):
+                NativeConfig.from_dict({**old, name: "other"})
+        with self.assertRaises(TypeError):   # and the engine's binding has none of them
+            self.m.search(self.state, iterations=10, ucb=1.0)
 
     def test_side_ones_prior_draws_the_visits_to_the_option_it_favours(self):
         s1, _ = self.m.options(self.state)
@@ -308,7 +227,7 @@ class NativeSearchTest(unittest.TestCase):
         self.assertEqual(sum(r["s1"]["visits"]), 2000)
 
     def test_the_leaf_values_positions_come_from_whole_battles(self):
-        """engineGames (studies/leaf_value.py's data): battles of a scripted player against
+        """engineGames (`metapvp fit-leaf`'s data): battles of a scripted player against
         itself, each with its first position and its winner; every position a state the engine
         reads whole, with a finite feature of each name."""
         out = checks_context().checks("engineGames", {"format": "gen9randombattle", "battles": 4, "seed": [3, 4, 5, 6],
@@ -331,8 +250,8 @@ class NativeSearchTest(unittest.TestCase):
         self.assertEqual(self.m.unknown_names(state), ["EARTHQUAKEX"])
 
     def test_the_crates_own_tests_pass(self):
-        proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--quiet"],
-                              cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--features", "studies",
+                               "--quiet"], cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
         self.assertIn("test result: ok. 38 passed", proc.stdout)
 
@@ -380,7 +299,7 @@ class NativeSearchTest(unittest.TestCase):
                             make_player("mcts(iterations=1500)").search._search(self.state, names, None, 4))
 
     def test_a_leaf_value_fitted_to_the_search_is_relative(self):
-        """studies/leaf_value.py --target search fits a model to what the search makes of kept
+        """`metapvp fit-leaf --target search` fits a model to what the search makes of kept
         battles' positions and writes it relative; a relative model that copies the engine's
         evaluation as the search reads it (1.25 log-odds a 100 points) searches as the engine's
         evaluation does, and the same weights read absolutely do not; `leaf=search` plays the one
@@ -399,7 +318,8 @@ class NativeSearchTest(unittest.TestCase):
                             seed=9, keep_logs=True))
         with tempfile.TemporaryDirectory() as tmp:
             run, model = kept_run(Path(tmp), results), Path(tmp) / "value.json"
-            study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+            study = subprocess.run([sys.executable, "-m", "metapvp.exe.fit_leaf",
+                                    "--logs", str(run), "--target", "search",
                                     "--search-iterations", "300", "--cache", tmp, "--write", str(model)],
                                    cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(study.returncode, 0, study.stderr[-2000:])
@@ -424,7 +344,8 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual(shipped.leaf, leaf_model(SEARCH_VALUE)[0])
             # the same fit without a feature (its cached positions): the model does without it
             dropped = Path(tmp) / "dropped.json"
-            again = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+            again = subprocess.run([sys.executable, "-m", "metapvp.exe.fit_leaf",
+                                    "--logs", str(run), "--target", "search",
                                     "--search-iterations", "300", "--cache", tmp, "--write", str(dropped),
                                     "--drop", "bench_best_hit"], cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(again.returncode, 0, again.stderr[-2000:])
@@ -435,7 +356,8 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual(leaf_model(dropped)[0][names.index("bench_best_hit")], 0.0)
             # with a hidden layer: the module's log-odds are the file's, and the player searches with it
             deep = Path(tmp) / "deep.json"
-            again = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "search",
+            again = subprocess.run([sys.executable, "-m", "metapvp.exe.fit_leaf",
+                                    "--logs", str(run), "--target", "search",
                                     "--search-iterations", "300", "--cache", tmp, "--write", str(deep),
                                     "--hidden", "4"], cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(again.returncode, 0, again.stderr[-2000:])
@@ -468,7 +390,7 @@ class NativeSearchTest(unittest.TestCase):
     def test_the_search_plays_its_own_games_on_and_their_winners_label_a_fit(self):
         """self_play: the search plays both sides on from a state to the battle's end (the state
         kept at each decision, the first the one given), the same game for the same seed, None
-        where its turns run out; studies/leaf_value.py --target games labels every decision of
+        where its turns run out; `metapvp fit-leaf --target games` labels every decision of
         such games, played from kept battles' positions, by the game's winner (each game played
         again from its start gives the same decisions and winner) and writes a relative model."""
         game = self.m.self_play(self.state, 200, seed=5)
@@ -493,7 +415,8 @@ class NativeSearchTest(unittest.TestCase):
                                  keep_logs=True)]
         with tempfile.TemporaryDirectory() as tmp:
             run, model = kept_run(Path(tmp), results), Path(tmp) / "games.json"
-            study = subprocess.run([sys.executable, "studies/leaf_value.py", "--logs", str(run), "--target", "games",
+            study = subprocess.run([sys.executable, "-m", "metapvp.exe.fit_leaf",
+                                    "--logs", str(run), "--target", "games",
                                     "--game-iterations", "100", "--games-per-battle", "3", "--cache", tmp,
                                     "--write", str(model)], cwd=ROOT, capture_output=True, text=True, timeout=600)
             self.assertEqual(study.returncode, 0, study.stderr[-2000:])
@@ -515,35 +438,8 @@ class NativeSearchTest(unittest.TestCase):
             winners.add(again["winner"])
         self.assertEqual(winners, {0.0, 1.0})
 
-    def test_two_settings_matched_inside_the_engine_score_from_both_seats(self):
-        """studies/engine_match.py: from kept battles' positions, A against B from both seats with
-        the same seed; a setting against itself scores exactly one half (each pair split), and
-        a leaf that cannot be read is named before anything is replayed."""
-        results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
-                            seed=9, keep_logs=True))
-        with tempfile.TemporaryDirectory() as tmp:
-            run = kept_run(Path(tmp), results)
-
-            def study(*args):
-                return subprocess.run([sys.executable, "studies/engine_match.py", "--logs", str(run), "--cache", tmp,
-                                       "--iterations", "100", "--per-battle", "3", *args],
-                                      cwd=ROOT, capture_output=True, text=True, timeout=600)
-            same = study("--a", "search", "--b", "search")
-            self.assertEqual(same.returncode, 0, same.stderr[-2000:])
-            result = json.loads(same.stdout.splitlines()[-1])
-            self.assertEqual((result["positions"], result["games"]), (6, 12))
-            self.assertEqual((result["a_score"], result["split"]), (0.5, 6))
-            other = study("--a", "search", "--b", "engine", "--b-iterations", "5")
-            self.assertEqual(other.returncode, 0, other.stderr[-2000:])
-            result = json.loads(other.stdout.splitlines()[-1])
-            self.assertEqual(result["b_iterations"], 5)
-            self.assertGreater(result["a_score"], 0.5)   # 100 iterations against 5
-            bad = study("--a", "search", "--b", str(Path(tmp) / "missing.json"))
-            self.assertNotEqual(bad.returncode, 0)
-            self.assertIn("missing.json", bad.stderr)
-
     def test_kept_battles_replay_into_the_positions_of_the_leaf_values_fit(self):
-        """head2head's kept logs, replayed in the simulator (studies/leaf_value.py --logs), give
+        """head2head's kept logs, replayed in the simulator (`metapvp fit-leaf --logs`), give
         the engine's state at each round, with the battle's winner; a log whose replay does not
         end as recorded (a choice changed) is marked, not fitted."""
         results = list(play(make_player("maxdamage"), make_player("random"), "gen9randombattle", range(2),
@@ -697,47 +593,17 @@ class NativePlayerTest(unittest.TestCase):
         self.assertEqual(make_player("native(ms=50):agent").config.ms, 50)
         self.assertEqual(make_player("mcts(iterations=1000,worlds=3)").config, NativeConfig(iterations=1000, worlds=3))
         self.assertEqual(make_player("mcts(search=poke-engine)").config.search, "poke-engine")
-        narrow = make_player("native(ucb=0.5):agent").config
-        self.assertEqual((narrow.ucb, narrow.prefix()),
-                         (0.5, "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,ucb=0.5)"))
-        self.assertNotIn("ucb", NativeConfig().prefix())   # the default, sqrt(2), unsaid
-        deep = make_player("native(prior=deep):agent").config
-        self.assertEqual(deep.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,prior=deep)")
-        self.assertNotIn("prior", NativeConfig().prefix())   # the default, root, unsaid
         mixed = make_player("native(uniform=0.5):agent").config
         self.assertEqual(mixed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5)")
         self.assertNotIn("uniform", NativeConfig().prefix())   # the default, 0, unsaid
-        cheap = make_player("native(uniform=0.5,tera=25):agent").config
-        self.assertEqual(cheap.prefix(),
-                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,tera=25)")
-        self.assertNotIn(",tera=", NativeConfig().prefix())   # the default, the engine's 75, unsaid
-        played = make_player("native(uniform=0.5,playout=1):agent").config
-        self.assertEqual(played.prefix(),
-                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,uniform=0.5,playout=1)")
-        self.assertNotIn("playout", NativeConfig().prefix())   # the default, 0, unsaid
-        weighed = make_player("native(stages=hp):agent").config
-        self.assertEqual(weighed.prefix(), "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,stages=hp)")
-        self.assertNotIn("stages", NativeConfig().prefix())   # the default, the engine's, unsaid
-        mixed = make_player("native(choice=equilibrium):agent").config
-        self.assertEqual(mixed.prefix(),
-                         "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,choice=equilibrium)")
-        self.assertNotIn("choice", NativeConfig().prefix())   # the default, visits, unsaid
         for bad, said in [("native(depth=3):agent", "no setting .depth."), ("native(worlds=0):agent", "worlds 1 to 64"),
                           ("native(iterations=x):agent", "not a whole number"), ("native:", "needs a model"),
                           ("native:agent:gen9randomdoublesbattle", "plays singles"),
                           ("mcts(search=poke-engine,leaf=learned)", "the latter with the engine's leaf value"),
-                          ("mcts(search=poke-engine,ucb=0.5)", "UCB1's own constant"),
-                          ("mcts(ucb=0)", "ucb above 0"), ("native(prior=everywhere):agent", "prior is root or deep"),
-                          ("mcts(search=poke-engine,prior=deep)", "root with poke-engine's search"),
+                          ("mcts(exploration=0)", "exploration above 0"),
                           ("native(uniform=1.5):agent", "uniform is a share, 0 to 1"),
-                          ("native(tera=-5):agent", "tera is the charge for having terastallized, 0 to 200"),
-                          ("mcts(search=poke-engine,tera=0)", "the engine's own .75. with poke-engine's search"),
-                          ("native(playout=9):agent", "playout is 0 to 4"),
-                          ("mcts(search=poke-engine,playout=1)", "0 with poke-engine's search"),
-                          ("native(stages=half):agent", "stages is engine or hp"),
-                          ("mcts(search=poke-engine,stages=hp)", "engine with poke-engine's search"),
-                          ("mcts(choice=nash)", "choice is visits or equilibrium"),
-                          ("mcts(search=poke-engine,choice=equilibrium)", "visits with poke-engine's search")]:
+                          ("mcts(foe=guessed)", "foe is drawn or told"),
+                          ("mcts(ucb=0.5)", r"no longer has ucb \(UCB1's constant\)")]:
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 

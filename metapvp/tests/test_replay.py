@@ -3,20 +3,13 @@ observations come back as the player saw them in the battle itself, and a record
 fit its battle is named with why."""
 import gzip
 import json
-import re
-import subprocess
-import sys
-import tempfile
 import unittest
 from pathlib import Path
 
 import numpy as np
 
-from metapvp import ROOT
 from metapvp.arena import play
-from metapvp.arena.match import first_seat
 from metapvp.arena.replay import recorded_choices, replay
-from metapvp.engine.native import available
 from metapvp.players.scripted import RandomPlayer
 
 
@@ -111,66 +104,7 @@ class ReplayTest(unittest.TestCase):
 
 class SinglesReplayTest(ReplayTest):
     fmt = "gen9randombattle"
-
-    @unittest.skipUnless(available(), "the native search is not built here (no Rust toolchain at set-up)")
-    def test_the_decision_study_searches_a_saved_decision_again(self):
-        """studies/decision.py replays a saved battle to one side's decision and searches it again:
-        the choice the battle made there is named, and each drawn world's visits add up to the
-        budget; a turn the battle never reached is refused by name."""
-        with tempfile.TemporaryDirectory() as tmp:
-            self.write_logs(Path(tmp))
-            study = [sys.executable, "studies/decision.py", tmp, "--battle", "1", "--player",
-                     "native(iterations=300):agent"]
-            proc = subprocess.run(study + ["--turn", "2"], capture_output=True, text=True, cwd=ROOT, timeout=300)
-            self.assertEqual(proc.returncode, 0, proc.stderr)
-            lines = proc.stdout.splitlines()
-            side = first_seat(1)
-            head = re.fullmatch(rf"battle 1, {side}, turn (\d+); played: (.+)", lines[0])
-            self.assertIsNotNone(head, lines[0])
-            self.assertGreaterEqual(int(head[1]), 2)
-            self.assertIn(head[2], recorded_choices(self.saved[1])[side])
-            worlds = [k for k, line in enumerate(lines) if line.startswith("world ")]
-            self.assertEqual(len(worlds), 2)   # agent's two worlds
-            for k in worlds:
-                rows = []
-                for line in lines[k + 2:]:
-                    if not line.startswith("  ") or line.startswith("  the foe"):
-                        break
-                    rows.append(line.split())
-                self.assertEqual(sum(int(r[3]) for r in rows), 300, rows)
-            late = subprocess.run(study + ["--turn", "999"], capture_output=True, text=True, cwd=ROOT, timeout=300)
-            self.assertNotEqual(late.returncode, 0)
-            self.assertIn(f"the battle ended before {side}'s decision at turn 999", late.stderr)
-
-    def test_the_value_study_scores_every_position_of_the_runs(self):
-        """studies/value_study.py over a run's saved battles: every position of every battle won
-        by one side is scored; a folder without battle logs is refused by name."""
-        with tempfile.TemporaryDirectory() as tmp:
-            self.write_logs(Path(tmp))
-            study = [sys.executable, "studies/value_study.py"]
-            proc = subprocess.run(study + [tmp, "--epochs", "1", "--holdout", "0.5"], capture_output=True, text=True,
-                                  cwd=ROOT, timeout=300)
-            self.assertEqual(proc.returncode, 0, proc.stderr)
-            out = json.loads(proc.stdout.strip().splitlines()[-1])
-            decided = [r for r in replay(sorted(self.saved.items())) if r.winner]
-            self.assertEqual(out["battles"], len(decided))
-            self.assertEqual(out["positions"], sum(len(r.positions) for r in decided))
-            self.assertGreater(out["held_out"], 0)
-            self.assertLess(out["held_out"], out["positions"])
-            for name in ("base rate", "material (HP lead, fitted)", "win estimate as shipped", "both (fitted)",
-                         "win estimate fine-tuned"):
-                self.assertTrue(0 < out["scores"][name]["log_loss"] < 5, (name, out["scores"][name]))
-            # head2head's --p1 alone: its positions, which seat it had in each battle
-            first = subprocess.run(study + [tmp, "--epochs", "0", "--holdout", "0.5", "--player", "p1"],
-                                   capture_output=True, text=True, cwd=ROOT, timeout=300)
-            self.assertEqual(first.returncode, 0, first.stderr)
-            out = json.loads(first.stdout.strip().splitlines()[-1])
-            self.assertEqual(out["positions"], sum(p.side == first_seat(r.index) for r in decided for p in r.positions))
-            self.assertLess(out["positions"], sum(len(r.positions) for r in decided))
-            missing = subprocess.run(study + [str(Path(tmp) / "logs")], capture_output=True, text=True, cwd=ROOT,
-                                     timeout=60)
-            self.assertEqual(missing.returncode, 2)
-            self.assertIn("no logs/ folder", missing.stderr)
+    # (the studies that read saved battles are tested in studies/test_studies.py)
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ from metapvp.arena import play
 from metapvp.backends import BACKENDS, make_backend
 from metapvp.engine import Engine, Simulator
 from metapvp.engine.v8 import checks_context
-from metapvp.players import make_player
+from metapvp.exe.ship_model import played
+from metapvp.players import as_played, make_player
 from metapvp.players.search import SearchPlayer, with_picks
 from metapvp.players.searchconfig import SCRIPTED_PLAYERS, SearchConfig, SearchConfigError
-from metapvp.players.spec import SpecError, agent_search
+from metapvp.players.spec import SpecError, agent_search, parse_spec
 from metapvp.tests.golden import FORMATS as GOLDEN_FORMATS
 from metapvp.tests.golden import golden_battle, replay
 
@@ -221,6 +222,31 @@ class SearchPlayerTest(unittest.TestCase):
                            ("search64x2h4q16p1e:agent", "steady chance"), ("search64x2w0.15:agent", "worth")]:
             with self.subTest(spec=spec), self.assertRaisesRegex(SpecError, f"no longer has .*{what}.*What was tried"):
                 make_player(spec)
+
+    def test_every_spec_is_read_by_one_parser_with_one_error_type(self):
+        """parse_spec reads every kind of spec into one typed value (make_player builds it,
+        ship_model.py reads it); a bad part of any kind is a SpecError naming the spec."""
+        self.assertIs(SearchConfigError, SpecError)
+        kinds = {"heuristic": "builtin", "mcts(iterations=500)": "mcts", "native(iterations=500):agent": "native",
+                 "search(visits=16):agent": "search", "search16x1:agent": "search", "lookahead2x3:agent": "lookahead",
+                 "agent@0.5": "models", ",metapvp.tests.test_head2head.slow_random": "named"}
+        for text, kind in kinds.items():
+            with self.subTest(spec=text):
+                p = parse_spec(text)
+                self.assertEqual(p.kind, kind)
+        self.assertEqual(parse_spec("search(visits=16):agent").config, SearchConfig(visits=16))
+        self.assertEqual(parse_spec("lookahead2x3:agent").lookahead[:2], (2, 3))
+        self.assertEqual(parse_spec("agent@0.5").temperature, 0.5)
+        self.assertEqual(parse_spec("search16x1:agent").prefix, "search16x1")
+        agent = parse_spec("agent")   # read from its metadata, not from a string made of it
+        self.assertIn(agent.kind, ("native", "search"))
+        self.assertEqual(agent.text, as_played("agent", "gen9randombattle"))
+        self.assertEqual(played({"p1": "agent", "format": "gen9randombattle"}), f"{agent.prefix}:agent")
+        for bad, part in [("search(visits=x):agent", "visits='x' is not a whole number"),
+                          ("native(iterations=10):", "native needs a model after"),
+                          ("lookahead9:agent", "1 to 3 turns ahead"), ("agent@hot", "'hot' after '@'")]:
+            with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, part):
+                parse_spec(bad)
 
     def test_the_settings_are_validated_in_one_place(self):
         for fields in ({"visits": 0}, {"visits": 8, "ms": 8}, {"worlds": 0}, {"halve": 1}, {"halve": 4, "weight": 0},

@@ -102,6 +102,13 @@ class StructureTest(unittest.TestCase):
                         for d in deps if d.startswith("metapvp.exe"))
         self.assertEqual(upward, [])
 
+    def test_the_product_leaves_the_studies_alone(self):
+        """The lab's studies (studies/) are scripts: no file of the package, its tests included,
+        or of the crate imports one or runs one (their tests are studies/test_studies.py)."""
+        study = re.compile(r"^\s*(from|import)\s+studies\b|[\"']studies/\w+\.py[\"']", re.M)
+        files = [*PACKAGE.rglob("*.py"), *(ROOT / "search-rs" / "src").rglob("*.rs")]
+        self.assertEqual([str(p.relative_to(ROOT)) for p in files if study.search(p.read_text())], [])
+
 
 # js/src's floors, top down: an import may stay on its floor or go down, never up (the last
 # matching prefix of a file's path names its floor).

@@ -254,8 +254,9 @@ class PPOPiecesTest(unittest.TestCase):
 
 class ConfigTest(unittest.TestCase):
     def test_every_shipped_experiment_file_loads(self):
-        # the README's recipes and benchmarks: a key renamed in DEFAULTS must not strand one
-        files = sorted((ROOT / "expts").glob("*.yml"))
+        # the README's recipes and benchmarks, and the lab's (expts/lab/): a key renamed in
+        # DEFAULTS must not strand one
+        files = sorted((ROOT / "expts").glob("*.yml")) + sorted((ROOT / "expts" / "lab").glob("*.yml"))
         self.assertIn(ROOT / "expts" / "quick-warm.yml", files)
         contracts = {p.stem for p in CONTRACTS.glob("*.json")}
         for path in files:

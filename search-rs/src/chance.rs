@@ -1,5 +1,5 @@
 //! Chance as the engine gives it: a joint choice's outcomes, each with its percentage, one drawn
-//! in proportion (the search's tree, duct.rs, and its play-outs, playout.rs, draw alike).
+//! in proportion (the search's tree, duct.rs, and self-play, selfplay.rs, draw alike).
 
 use rand::rngs::StdRng;
 use rand::Rng;

@@ -97,7 +97,9 @@ fn corrected(state: &mut State, list: &[Instruction]) -> Option<Vec<Instruction>
                 continue; // the Pokemon stays awake
             }
             // what the engine writes between a switch and its hazards' damage
-            Instruction::SetLastUsedMove(_) | Instruction::ChangeStatus(_) | Instruction::ChangeSideCondition(_)
+            Instruction::SetLastUsedMove(_)
+            | Instruction::ChangeStatus(_)
+            | Instruction::ChangeSideCondition(_)
             | Instruction::Boost(_) => {}
             _ => spikes_due = None,
         }
@@ -127,8 +129,12 @@ fn rest_at_full_hp(state: &State, rest: &[Instruction]) -> bool {
     match rest {
         [Instruction::ChangeStatus(c), Instruction::SetRestTurns(t), Instruction::Heal(h), ..] => {
             let pokemon = &state.get_side_immutable(&c.side_ref).pokemon[c.pokemon_index];
-            c.new_status == PokemonStatus::SLEEP && t.side_ref == c.side_ref && t.pokemon_index == c.pokemon_index
-                && h.side_ref == c.side_ref && h.heal_amount == 0 && pokemon.hp == pokemon.maxhp
+            c.new_status == PokemonStatus::SLEEP
+                && t.side_ref == c.side_ref
+                && t.pokemon_index == c.pokemon_index
+                && h.side_ref == c.side_ref
+                && h.heal_amount == 0
+                && pokemon.hp == pokemon.maxhp
         }
         _ => false,
     }
@@ -140,7 +146,8 @@ fn rest_at_full_hp(state: &State, rest: &[Instruction]) -> bool {
 fn yawn_against_sleep_clause(state: &State, before: Option<&Instruction>, change: &ChangeStatusInstruction) -> bool {
     let yawn_ran_out = matches!(before, Some(Instruction::ChangeVolatileStatusDuration(d))
         if d.volatile_status == PokemonVolatileStatus::YAWN && d.side_ref == change.side_ref && d.amount < 0);
-    yawn_ran_out && change.new_status == PokemonStatus::SLEEP
+    yawn_ran_out
+        && change.new_status == PokemonStatus::SLEEP
         && state.get_side_immutable(&change.side_ref).has_alive_non_rested_sleeping_pkmn()
 }
 
@@ -180,19 +187,25 @@ fn spikes_as_simulator(state: &State, side_ref: SideReference, amount: &mut i16)
 /// active Pokemon) is what `state` holds, so that applying and reversing it are exact.
 fn holds(state: &State, ins: &Instruction) -> bool {
     match ins {
-        Instruction::ChangeStatus(c) => state.get_side_immutable(&c.side_ref).pokemon[c.pokemon_index].status == c.old_status,
-        Instruction::SetRestTurns(t) => state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].rest_turns == t.previous_turns,
-        Instruction::SetSleepTurns(t) => state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].sleep_turns == t.previous_turns,
-        Instruction::DecrementRestTurns(d) => state.get_side_immutable(&d.side_ref).get_active_immutable().rest_turns > 0,
+        Instruction::ChangeStatus(c) => {
+            state.get_side_immutable(&c.side_ref).pokemon[c.pokemon_index].status == c.old_status
+        }
+        Instruction::SetRestTurns(t) => {
+            state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].rest_turns == t.previous_turns
+        }
+        Instruction::SetSleepTurns(t) => {
+            state.get_side_immutable(&t.side_ref).pokemon[t.pokemon_index].sleep_turns == t.previous_turns
+        }
+        Instruction::DecrementRestTurns(d) => {
+            state.get_side_immutable(&d.side_ref).get_active_immutable().rest_turns > 0
+        }
         Instruction::Switch(w) => state.get_side_immutable(&w.side_ref).active_index == w.previous_index,
         _ => true,
     }
 }
 
 fn hp_in_range(state: &State) -> bool {
-    [&state.side_one, &state.side_two]
-        .iter()
-        .all(|side| side.pokemon.into_iter().all(|p| p.hp >= 0 && p.hp <= p.maxhp))
+    [&state.side_one, &state.side_two].iter().all(|side| side.pokemon.into_iter().all(|p| p.hp >= 0 && p.hp <= p.maxhp))
 }
 
 #[cfg(test)]
@@ -245,7 +258,9 @@ mod tests {
             state.side_one.volatile_statuses.insert(PokemonVolatileStatus::HEALBLOCK);
         }
         let branches = turn(&mut state, &MoveChoice::None, &MoveChoice::None, false);
-        branches.iter().flat_map(|b| b.instruction_list.iter())
+        branches
+            .iter()
+            .flat_map(|b| b.instruction_list.iter())
             .filter(|i| matches!(i, Instruction::Heal(h) if h.side_ref == SideReference::SideOne && h.heal_amount > 0))
             .count()
     }
@@ -322,5 +337,3 @@ mod tests {
         assert_eq!(state.serialize(), before);
     }
 }
-
-

@@ -15,8 +15,6 @@
 use crate::chance::draw_by;
 use crate::corrections;
 use crate::features::LeafModel;
-use crate::matrix::Matrix;
-use crate::playout;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
@@ -27,85 +25,57 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 /// How a search runs: a budget of `iterations` (0: the time budget `ms` instead), PUCT's
-/// `exploration` constant (where a prior guides), UCB1's `ucb` constant (everywhere else:
-/// sqrt(2) is the textbook's, poke-engine's MCTS's), and the `seed` of its draws (an iteration budget with a seed gives
-/// the same search every time); `leaf`: the learned value of new nodes (None: the engine's
-/// evaluation); `deep_prior`: side one's root prior also guides it (by PUCT) at every node below
-/// where its options are the root's (the same Pokemon in, the same moves open), instead of UCB1;
-/// `tera_charge`: what the engine's evaluation charges a side for having terastallized, in its
-/// points (the engine's own: ENGINE_TERA_CHARGE); `playout`: joint choices of both sides'
-/// hardest hits played past each new node before it is valued (playout.rs; 0: none);
-/// `stages_by_hp`: each active's stat stages worth to the evaluation in proportion to its HP
-/// left (stage_discount()), rather than the engine's whole worth at any HP; `equilibrium`: the
-/// result carries both sides' strategies at the equilibrium of the root's game (root_game();
-/// about 0.2 ms a search, so only where asked).
+/// `exploration` constant (where a prior guides), and the `seed` of its draws (an iteration
+/// budget with a seed gives the same search every time); `leaf`: the learned value of new nodes
+/// (None: the engine's evaluation). UCB1's constant is sqrt(2) wherever no prior guides (the
+/// textbook's, poke-engine's MCTS's). Other settings measured and not kept (UCB1's constant
+/// elsewhere, the prior below the root, the charge for Terastallization, play-outs past the
+/// leaves, stages weighed by HP, the root's equilibrium) are recorded in docs/lab/native-agent.md.
 #[derive(Clone, Debug)]
 pub struct Settings {
     pub iterations: u32,
     pub ms: u64,
     pub exploration: f32,
-    pub ucb: f32,
     pub seed: u64,
     pub leaf: Option<LeafModel>,
-    pub deep_prior: bool,
-    pub tera_charge: f32,
-    pub playout: u32,
-    pub stages_by_hp: bool,
-    pub equilibrium: bool,
 }
 
 impl Settings {
-    /// `iterations` a search with `seed`, the rest as search() takes them by default (the Python
-    /// binding's): PUCT's 1.5, UCB1's sqrt(2), the engine's evaluation, nothing else asked for.
-    pub fn budget(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, ucb: std::f32::consts::SQRT_2, seed, leaf: None,
-                   deep_prior: false, tera_charge: ENGINE_TERA_CHARGE, playout: 0, stages_by_hp: false,
-                   equilibrium: false }
-    }
-}
-
-/// The engine's evaluation charges a side that has terastallized 75 points (three quarters of
-/// a healthy Pokemon's HP): the worth of Terastallization kept for later.
-pub const ENGINE_TERA_CHARGE: f32 = 75.0;
-
-/// The engine's evaluation of `state` for side one, with `tera_charge` in place of the engine's
-/// charge for having terastallized.
-pub fn evaluation(state: &State, tera_charge: f32) -> f32 {
-    let used = |side: &poke_engine::state::Side| side.pokemon.pkmn.iter().any(|p| p.terastallized) as i32 as f32;
-    evaluate(state) + (ENGINE_TERA_CHARGE - tera_charge) * (used(&state.side_one) - used(&state.side_two))
-}
-
-/// The part of the engine's worth of the actives' stat stages that their HP lost takes away,
-/// side one's less side two's: the engine gives a stage the same points at any HP (30 a stage of
-/// attack, special attack and speed, 15 of either defence; its table below for stages past the
-/// first), and a stage is worth what the Pokemon lives to use it for. Less than this from
-/// evaluation() weighs each active's stages by its share of HP left.
-pub fn stage_discount(state: &State) -> f32 {
-    fn multiplier(stage: i8) -> f32 {
-        let m = [0.0, 1.0, 2.0, 2.5, 3.0, 3.15, 3.3][stage.unsigned_abs().min(6) as usize];
-        if stage < 0 { -m } else { m }
-    }
-    let side = |s: &poke_engine::state::Side| {
-        let active = s.get_active_immutable();
-        if active.hp <= 0 {
-            return 0.0;
+    /// The settings of a search, checked here where they are made: a budget of iterations or
+    /// of milliseconds, and PUCT's exploration above 0; an error says which is wrong.
+    pub fn new(
+        iterations: u32,
+        ms: u64,
+        exploration: f32,
+        seed: u64,
+        leaf: Option<LeafModel>,
+    ) -> Result<Settings, String> {
+        if iterations == 0 && ms == 0 {
+            return Err("search needs a budget: iterations or ms".to_string());
         }
-        let worth = 30.0 * (multiplier(s.attack_boost) + multiplier(s.special_attack_boost) + multiplier(s.speed_boost))
-            + 15.0 * (multiplier(s.defense_boost) + multiplier(s.special_defense_boost));
-        worth * (1.0 - active.hp as f32 / active.maxhp.max(1) as f32)
-    };
-    side(&state.side_one) - side(&state.side_two)
+        #[allow(clippy::neg_cmp_op_on_partial_ord)] // negated, so that NaN is refused too
+        if !(exploration > 0.0) {
+            return Err(format!("exploration must be above 0, not {exploration}"));
+        }
+        Ok(Settings { iterations, ms, exploration, seed, leaf })
+    }
+
+    /// `iterations` a search with `seed`, the rest as search() takes them by default (the Python
+    /// binding's): PUCT's 1.5 and the engine's evaluation.
+    pub fn budget(iterations: u32, seed: u64) -> Settings {
+        Settings { iterations, ms: 0, exploration: 1.5, seed, leaf: None }
+    }
 }
 
-/// Per side, at the root: each option, its visits, its mean value for that side, and where the
-/// settings ask for it its share of the side's strategy at the equilibrium of the root's matrix
-/// game (matrix.rs; else empty).
+/// UCB1's exploration constant, wherever no prior guides.
+const UCB: f32 = std::f32::consts::SQRT_2;
+
+/// Per side, at the root: each option, its visits and its mean value for that side.
 #[derive(Clone, Debug)]
 pub struct SideResult {
     pub options: Vec<MoveChoice>,
     pub visits: Vec<u32>,
     pub values: Vec<f32>,
-    pub equilibrium: Vec<f32>,
 }
 
 #[derive(Clone, Debug)]
@@ -150,7 +120,11 @@ pub fn search(state: &mut State, settings: &Settings, root_priors: Option<&[f32]
 }
 
 /// The search's tree and its result (search() keeps the result only).
-fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> Result<(Vec<Node>, SearchResult), String> {
+fn grow(
+    state: &mut State,
+    settings: &Settings,
+    root_priors: Option<&[f32]>,
+) -> Result<(Vec<Node>, SearchResult), String> {
     // the root's options as the engine gives them at a decision (a side held in by the state's
     // force_trapped, or only to move after a slow U-turn); below, as it gives them within a turn
     let (s1, s2) = state.root_get_all_options();
@@ -164,20 +138,13 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
         None => ones(s1.len()),
     };
     let p2 = ones(s2.len());
-    let deep = match root_priors {
-        Some(_) if settings.deep_prior => Some((s1.clone(), p1.clone())),
-        _ => None,
-    };
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
     root.guided = root_priors.is_some();
     let mut nodes = vec![root];
-    let leaf = Leaf { root_eval: 0.0, root_logit: 0.0, model: settings.leaf.as_ref(),
-                      tera_charge: settings.tera_charge, stages_by_hp: settings.stages_by_hp };
-    let root_eval = leaf.evaluation(state);
-    let root_logit = leaf.model.map_or(0.0, |m| m.baseline(state));
-    let leaf = Leaf { root_eval, root_logit, ..leaf };
-    let rules = Rules { leaf: &leaf, exploration: settings.exploration, ucb: settings.ucb, deep: deep.as_ref(),
-                        playout: settings.playout };
+    let model = settings.leaf.as_ref();
+    let root_eval = evaluate(state);
+    let leaf = Leaf { root_eval, root_logit: model.map_or(0.0, |m| m.baseline(state)), model };
+    let rules = Rules { leaf: &leaf, exploration: settings.exploration };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
     let mut iterations = 0u32;
@@ -194,39 +161,13 @@ fn grow(state: &mut State, settings: &Settings, root_priors: Option<&[f32]>) -> 
     }
     let root = &nodes[0];
     let arms = root.arms.as_ref().unwrap();
-    let equilibrium = if settings.equilibrium { root_game(&nodes) } else { [Vec::new(), Vec::new()] };
     let side = |k: usize| SideResult {
         options: arms[k].iter().map(|a| a.choice).collect(),
         visits: arms[k].iter().map(|a| a.visits).collect(),
         values: arms[k].iter().map(|a| if a.visits > 0 { a.total / a.visits as f32 } else { f32::NAN }).collect(),
-        equilibrium: equilibrium[k].clone(),
     };
     let result = SearchResult { sides: [side(0), side(1)], iterations, root_eval };
     Ok((nodes, result))
-}
-
-/// An arm the search gave fewer than this share of the root's visits is left out of the root's
-/// game: its joint choices were tried too seldom to be weighed against each other.
-const CONSIDERED: f32 = 0.01;
-
-/// Both sides' strategies at the equilibrium of the root's game: side one's mean value of each
-/// joint choice, over the outcomes the search drew of it, among the arms it considered.
-fn root_game(nodes: &[Node]) -> [Vec<f32>; 2] {
-    let root = &nodes[0];
-    let arms = root.arms.as_ref().unwrap();
-    let (m, n) = (arms[0].len(), arms[1].len());
-    let mut matrix = Matrix { values: vec![vec![0.5; n]; m], visits: vec![vec![0; n]; m] };
-    for (&(i, j), outcomes) in &root.children {
-        let (k, total) = outcomes.iter().fold((0u32, 0.0f32), |(k, t), o| (k + nodes[o.node].visits, t + nodes[o.node].total));
-        if k > 0 {
-            matrix.values[i as usize][j as usize] = total / k as f32;
-            matrix.visits[i as usize][j as usize] = k;
-        }
-    }
-    let least = (CONSIDERED * root.visits as f32).max(1.0);
-    let considered = |k: usize| arms[k].iter().map(|a| a.visits as f32 >= least).collect::<Vec<_>>();
-    let (one, two) = matrix.equilibrium(&considered(0), &considered(1));
-    [one, two]
 }
 
 fn normalised(p: &[f32]) -> Vec<f32> {
@@ -244,16 +185,19 @@ fn arms(choices: Vec<MoveChoice>, priors: &[f32]) -> Vec<Arm> {
 
 /// Side `k`'s pick at `node`: by PUCT where `guided` (its mean value, plus exploration `c` in
 /// proportion to its prior; an arm never tried counts the node's mean; an arm of prior 0 never),
-/// else by UCB1 (every arm
-/// tried once, then its mean plus `ucb` sqrt(ln N / n)).
-fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
+/// else by UCB1 (every arm tried once, then its mean plus UCB sqrt(ln N / n)).
+fn pick(node: &Node, k: usize, guided: bool, c: f32) -> usize {
     let arms = &node.arms.as_ref().unwrap()[k];
     if !guided {
-        return ucb1(arms, node.visits, ucb);
+        return ucb1(arms, node.visits);
     }
     let mean = if node.visits > 0 {
         let m = node.total / node.visits as f32;
-        if k == 0 { m } else { 1.0 - m }
+        if k == 0 {
+            m
+        } else {
+            1.0 - m
+        }
     } else {
         0.5
     };
@@ -277,7 +221,7 @@ fn pick(node: &Node, k: usize, guided: bool, c: f32, ucb: f32) -> usize {
     best
 }
 
-fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
+fn ucb1(arms: &[Arm], visits: u32) -> usize {
     let log_n = (visits.max(1) as f32).ln();
     let mut best = 0;
     let mut best_score = f32::MIN;
@@ -285,7 +229,7 @@ fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
         if a.visits == 0 {
             return i;
         }
-        let score = a.total / a.visits as f32 + c * (log_n / a.visits as f32).sqrt();
+        let score = a.total / a.visits as f32 + UCB * (log_n / a.visits as f32).sqrt();
         if score > best_score {
             best_score = score;
             best = i;
@@ -295,14 +239,10 @@ fn ucb1(arms: &[Arm], visits: u32, c: f32) -> usize {
 }
 
 /// How a visit goes: new nodes valued by `leaf`; side one by PUCT over its prior (with
-/// `exploration`) at the root where it has one and, with `deep` (the root's options and prior),
-/// wherever its options are the root's; every other pick by UCB1 (with `ucb`).
+/// `exploration`) at the root where it has one; every other pick by UCB1.
 struct Rules<'a> {
     leaf: &'a Leaf<'a>,
     exploration: f32,
-    ucb: f32,
-    deep: Option<&'a (Vec<MoveChoice>, Vec<f32>)>,
-    playout: u32,
 }
 
 /// How new nodes are valued: the learned model where there is one (a relative one by its lead
@@ -311,16 +251,6 @@ struct Leaf<'a> {
     root_eval: f32,
     root_logit: f32,
     model: Option<&'a LeafModel>,
-    tera_charge: f32,
-    stages_by_hp: bool,
-}
-
-impl Leaf<'_> {
-    /// The engine's evaluation of `state` as the settings have it (the charge for Tera, the
-    /// stages weighed by HP).
-    fn evaluation(&self, state: &State) -> f32 {
-        evaluation(state, self.tera_charge) - if self.stages_by_hp { stage_discount(state) } else { 0.0 }
-    }
 }
 
 /// The value of the position `state` is in, for side one: an ended battle's result, else the
@@ -334,7 +264,7 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
     } else if let Some(model) = leaf.model {
         model.value(state, leaf.root_logit)
     } else {
-        1.0 / (1.0 + (-EVAL_SCALE * (leaf.evaluation(state) - leaf.root_eval)).exp())
+        1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - leaf.root_eval)).exp())
     }
 }
 
@@ -349,16 +279,11 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
         }
         if nodes[at].arms.is_none() {
             let (s1, s2) = state.get_all_options();
-            let u2 = vec![1.0 / s2.len().max(1) as f32; s2.len()];
-            let (p1, guided) = match rules.deep {
-                Some((options, prior)) if *options == s1 => (prior.clone(), true),
-                _ => (vec![1.0 / s1.len().max(1) as f32; s1.len()], false),
-            };
-            nodes[at].arms = Some([arms(s1, &p1), arms(s2, &u2)]);
-            nodes[at].guided = guided;
+            let (u1, u2) = (vec![1.0 / s1.len().max(1) as f32; s1.len()], vec![1.0 / s2.len().max(1) as f32; s2.len()]);
+            nodes[at].arms = Some([arms(s1, &u1), arms(s2, &u2)]);
         }
-        let (c, u) = (rules.exploration, rules.ucb);
-        let (i, j) = (pick(&nodes[at], 0, nodes[at].guided, c, u), pick(&nodes[at], 1, false, c, u));
+        let c = rules.exploration;
+        let (i, j) = (pick(&nodes[at], 0, nodes[at].guided, c), pick(&nodes[at], 1, false, c));
         let key = (i as u16, j as u16);
         let expanded = nodes[at].children.contains_key(&key);
         if !expanded {
@@ -389,11 +314,7 @@ fn visit(nodes: &mut Vec<Node>, state: &mut State, rules: &Rules, rng: &mut StdR
             break;
         }
     }
-    let v = if rules.playout > 0 {
-        playout::played_out(state, rules.playout, rng, |s| value(s, rules.leaf))
-    } else {
-        value(state, rules.leaf)
-    };
+    let v = value(state, rules.leaf);
     nodes[at].visits += 1;
     nodes[at].total += v;
     for &(n, i, j, o) in path.iter().rev() {
@@ -423,19 +344,6 @@ mod tests {
     }
 
     #[test]
-    fn a_play_out_past_the_leaves_changes_their_values_and_leaves_the_state() {
-        let mut state = example_state();
-        let before = state.serialize();
-        let played = Settings { playout: 2, ..Settings::budget(2000, 5) };
-        let a = search(&mut state, &played, None).unwrap();
-        assert_eq!(state.serialize(), before);
-        let b = search(&mut state, &played, None).unwrap();
-        assert_eq!(a.sides[0].visits, b.sides[0].visits, "a seeded play-out is the same every time");
-        let still = search(&mut state, &Settings::budget(2000, 5), None).unwrap();
-        assert_ne!(a.sides[0].values, still.sides[0].values);
-    }
-
-    #[test]
     fn an_iteration_budget_with_a_seed_gives_the_same_search() {
         let a = search(&mut example_state(), &Settings::budget(1500, 3), None).unwrap();
         let b = search(&mut example_state(), &Settings::budget(1500, 3), None).unwrap();
@@ -452,7 +360,11 @@ mod tests {
         state.side_one.force_trapped = true; // trapped as the player's request says
         let held = search(&mut state, &Settings::budget(300, 1), None).unwrap();
         assert!(!held.sides[0].options.is_empty());
-        assert!(held.sides[0].options.iter().all(|c| !matches!(c, MoveChoice::Switch(_))), "{:?}", held.sides[0].options);
+        assert!(
+            held.sides[0].options.iter().all(|c| !matches!(c, MoveChoice::Switch(_))),
+            "{:?}",
+            held.sides[0].options
+        );
     }
 
     #[test]
@@ -463,23 +375,6 @@ mod tests {
         let r = search(&mut example_state(), &Settings::budget(2000, 4), Some(&prior)).unwrap();
         assert_eq!(r.sides[0].visits[0], 0);
         assert_eq!(r.sides[0].visits.iter().sum::<u32>(), 2000);
-    }
-
-    #[test]
-    fn the_roots_equilibrium_is_a_strategy_over_the_options_searched() {
-        let n = example_state().root_get_all_options().0.len();
-        let mut prior = vec![1.0; n];
-        prior[0] = 0.0;
-        let asked = Settings { equilibrium: true, ..Settings::budget(3000, 2) };
-        assert!(search(&mut example_state(), &Settings::budget(3000, 2), Some(&prior)).unwrap().sides[0].equilibrium.is_empty());
-        let r = search(&mut example_state(), &asked, Some(&prior)).unwrap();
-        for side in &r.sides {
-            assert_eq!(side.equilibrium.len(), side.options.len());
-            assert!((side.equilibrium.iter().sum::<f32>() - 1.0).abs() < 1e-3, "{:?}", side.equilibrium);
-        }
-        assert_eq!(r.sides[0].equilibrium[0], 0.0, "an option never searched is never played");
-        let again = search(&mut example_state(), &asked, Some(&prior)).unwrap();
-        assert_eq!(r.sides[0].equilibrium, again.sides[0].equilibrium, "the same search, the same equilibrium");
     }
 
     #[test]
@@ -502,64 +397,6 @@ mod tests {
         let most = guided.sides[0].visits.iter().max().unwrap();
         assert_eq!(guided.sides[0].visits[n - 1], *most, "{:?}", guided.sides[0].visits);
         assert!(guided.sides[1].visits.iter().all(|&n| n > 0), "side two has no prior: UCB1");
-    }
-
-    #[test]
-    fn a_deep_prior_guides_side_one_below_the_root_where_its_options_are_the_roots() {
-        let n = example_state().root_get_all_options().0.len();
-        let mut prior = vec![0.01; n];
-        prior[0] = 1.0;
-        let guided_below = |deep: bool| {
-            let mut with = Settings::budget(3000, 5);
-            with.deep_prior = deep;
-            let (nodes, _) = grow(&mut example_state(), &with, Some(&prior)).unwrap();
-            nodes[1..].iter().filter(|node| node.guided && node.visits >= 30).map(|node| {
-                let arms = &node.arms.as_ref().unwrap()[0];
-                arms[0].visits * 2 > node.visits // the favourite takes most of the visits
-            }).collect::<Vec<bool>>()
-        };
-        assert!(guided_below(false).is_empty(), "UCB1 below the root without a deep prior");
-        let deep = guided_below(true);
-        assert!(!deep.is_empty(), "nodes below the root with the root's options are guided");
-        assert!(deep.iter().all(|&favourite_most| favourite_most), "{deep:?}");
-    }
-
-    #[test]
-    fn stages_weighed_by_hp_take_the_lost_share_of_the_engines_worth() {
-        let mut state = example_state();
-        state.side_one.attack_boost = 2;
-        state.side_two.speed_boost = -1;
-        assert_eq!(stage_discount(&state), 0.0, "at full HP the engine's worth stands");
-        let active = state.side_one.get_active();
-        active.hp = active.maxhp / 4;
-        let lost = 1.0 - (active.maxhp / 4) as f32 / active.maxhp as f32;
-        assert!((stage_discount(&state) - 60.0 * lost).abs() < 1e-3, "+2 attack is 60 of the engine's points");
-        let foe = state.side_two.get_active();
-        foe.hp = foe.maxhp / 2;
-        let foe_lost = 1.0 - (foe.maxhp / 2) as f32 / foe.maxhp as f32;
-        assert!((stage_discount(&state) - (60.0 * lost + 30.0 * foe_lost)).abs() < 1e-3, "a drop's debt shrinks too");
-        let mut plain = example_state();
-        let before = evaluate(&plain);
-        plain.side_one.attack_boost = 2;
-        assert_eq!(evaluate(&plain) - before, 60.0, "the engine's own table, as stage_discount() has it");
-        // and the search's leaves take it
-        let weighed = Settings { stages_by_hp: true, ..Settings::budget(2000, 5) };
-        let (a, b) = (search(&mut state, &weighed, None).unwrap(), search(&mut state, &Settings::budget(2000, 5), None).unwrap());
-        assert_ne!(a.sides[0].values, b.sides[0].values);
-        assert_ne!(a.root_eval, b.root_eval, "the root's evaluation is weighed as the leaves' are");
-    }
-
-    #[test]
-    fn the_tera_charge_replaces_the_engines_for_either_side() {
-        let mut state = example_state();
-        assert_eq!(evaluation(&state, 0.0), evaluate(&state), "no one has terastallized: nothing to charge");
-        state.side_one.pokemon.pkmn[0].terastallized = true;
-        assert_eq!(evaluation(&state, ENGINE_TERA_CHARGE), evaluate(&state));
-        assert_eq!(evaluation(&state, 25.0) - evaluate(&state), 50.0);
-        state.side_two.pokemon.pkmn[0].terastallized = true;
-        assert_eq!(evaluation(&state, 25.0), evaluate(&state), "both have: the charges cancel");
-        state.side_one.pokemon.pkmn[0].terastallized = false;
-        assert_eq!(evaluation(&state, 25.0) - evaluate(&state), -50.0);
     }
 
     #[test]
@@ -596,7 +433,13 @@ mod tests {
         let r = search(&mut state, &relative, None).unwrap();
         let mean = |s: &SearchResult| {
             let n: u32 = s.sides[0].visits.iter().sum();
-            s.sides[0].values.iter().zip(&s.sides[0].visits).map(|(v, k)| if *k > 0 { v * *k as f32 } else { 0.0 }).sum::<f32>() / n as f32
+            s.sides[0]
+                .values
+                .iter()
+                .zip(&s.sides[0].visits)
+                .map(|(v, k)| if *k > 0 { v * *k as f32 } else { 0.0 })
+                .sum::<f32>()
+                / n as f32
         };
         assert!(mean(&a) < 0.2, "absolute: {}", mean(&a));
         assert!((mean(&r) - 0.5).abs() < 0.2, "relative: {}", mean(&r));

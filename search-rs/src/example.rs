@@ -37,12 +37,30 @@ fn absent() -> Pokemon {
 /// Garchomp, Corviknight and Pikachu against Corviknight, Pikachu and Garchomp.
 pub fn example_state() -> State {
     use PokemonType as T;
-    let garchomp = || Mon(PokemonName::GARCHOMP, (T::DRAGON, T::GROUND), [357, 296, 226, 196, 206, 249],
-                          [Choices::EARTHQUAKE, Choices::DRAGONCLAW, Choices::SWORDSDANCE, Choices::STONEEDGE]);
-    let corviknight = || Mon(PokemonName::CORVIKNIGHT, (T::FLYING, T::STEEL), [361, 240, 246, 146, 206, 170],
-                             [Choices::BRAVEBIRD, Choices::ROOST, Choices::BODYPRESS, Choices::UTURN]);
-    let pikachu = || Mon(PokemonName::PIKACHU, (T::ELECTRIC, T::TYPELESS), [241, 196, 136, 176, 156, 256],
-                         [Choices::THUNDERBOLT, Choices::VOLTTACKLE, Choices::IRONTAIL, Choices::QUICKATTACK]);
+    let garchomp = || {
+        Mon(
+            PokemonName::GARCHOMP,
+            (T::DRAGON, T::GROUND),
+            [357, 296, 226, 196, 206, 249],
+            [Choices::EARTHQUAKE, Choices::DRAGONCLAW, Choices::SWORDSDANCE, Choices::STONEEDGE],
+        )
+    };
+    let corviknight = || {
+        Mon(
+            PokemonName::CORVIKNIGHT,
+            (T::FLYING, T::STEEL),
+            [361, 240, 246, 146, 206, 170],
+            [Choices::BRAVEBIRD, Choices::ROOST, Choices::BODYPRESS, Choices::UTURN],
+        )
+    };
+    let pikachu = || {
+        Mon(
+            PokemonName::PIKACHU,
+            (T::ELECTRIC, T::TYPELESS),
+            [241, 196, 136, 176, 156, 256],
+            [Choices::THUNDERBOLT, Choices::VOLTTACKLE, Choices::IRONTAIL, Choices::QUICKATTACK],
+        )
+    };
     let mut state = State::default();
     let teams = [[garchomp(), corviknight(), pikachu()], [corviknight(), pikachu(), garchomp()]];
     for (side, team) in [&mut state.side_one, &mut state.side_two].into_iter().zip(teams) {

@@ -2,9 +2,9 @@
 //! engine's state, P(side one wins) = sigmoid(w · features(state)). Each feature is side one's
 //! measure less side two's (and the engine's own evaluation, already side one's lead), so the
 //! model is the same from either seat: swapping the sides turns p into 1 - p. The weights are
-//! fitted to the outcomes of played battles (studies/leaf_value.py) and shipped in
+//! fitted to the outcomes of played battles (`metapvp fit-leaf`) and shipped in
 //! static/models/native-value.json. A model may instead be `relative`: fitted to what the search
-//! itself makes of positions (studies/leaf_value.py --target search), its log-odds are a
+//! itself makes of positions (`metapvp fit-leaf --target search`), its log-odds are a
 //! position's worth in the search's own scale, and a leaf is valued by its lead over the root's.
 
 use poke_engine::choices::MoveCategory;
@@ -17,11 +17,40 @@ use poke_engine::state::{Move, Pokemon, PokemonStatus, Side, State};
 /// The features' names, in order: each side's measure (`side_measures`) as a lead, then the
 /// engine's evaluation.
 pub const NAMES: [&str; 34] = [
-    "alive", "hp", "active_hp", "burned", "frozen", "asleep", "paralysed", "toxic", "poisoned", "items",
-    "attack_stage", "defense_stage", "special_attack_stage", "special_defense_stage", "speed_stage",
-    "leech_seed", "substitute", "confusion", "reflect", "light_screen", "aurora_veil", "tailwind", "safeguard",
-    "stealth_rock", "spikes", "toxic_spikes", "sticky_web", "used_tera", "faster", "best_hit", "can_ko",
-    "ko_first", "bench_best_hit", "engine_eval",
+    "alive",
+    "hp",
+    "active_hp",
+    "burned",
+    "frozen",
+    "asleep",
+    "paralysed",
+    "toxic",
+    "poisoned",
+    "items",
+    "attack_stage",
+    "defense_stage",
+    "special_attack_stage",
+    "special_defense_stage",
+    "speed_stage",
+    "leech_seed",
+    "substitute",
+    "confusion",
+    "reflect",
+    "light_screen",
+    "aurora_veil",
+    "tailwind",
+    "safeguard",
+    "stealth_rock",
+    "spikes",
+    "toxic_spikes",
+    "sticky_web",
+    "used_tera",
+    "faster",
+    "best_hit",
+    "can_ko",
+    "ko_first",
+    "bench_best_hit",
+    "engine_eval",
 ];
 const PER_SIDE: usize = NAMES.len() - 1;
 
@@ -42,7 +71,12 @@ pub struct LeafModel {
 /// `weights` checked: one per feature, each a number.
 fn checked(weights: &[f32], what: &str) -> Result<(), String> {
     if weights.len() != NAMES.len() {
-        return Err(format!("{} {what} for the value's {} features ({})", weights.len(), NAMES.len(), NAMES.join(", ")));
+        return Err(format!(
+            "{} {what} for the value's {} features ({})",
+            weights.len(),
+            NAMES.len(),
+            NAMES.join(", ")
+        ));
     }
     finite(weights)
 }
@@ -80,7 +114,11 @@ impl LeafModel {
     /// What the search measures leaves against at the root `root`: a relative model's log-odds
     /// there, 0 for an absolute one.
     pub fn baseline(&self, root: &State) -> f32 {
-        if self.relative { self.logit(root) } else { 0.0 }
+        if self.relative {
+            self.logit(root)
+        } else {
+            0.0
+        }
     }
 
     /// The value of `state` for side one: P(side one wins) for an absolute model, its lead over
@@ -123,7 +161,11 @@ fn stage(boost: i8) -> f32 {
 /// A stat stage's multiplier: +1 is x1.5, -1 is x2/3.
 fn stage_multiplier(boost: i8) -> f32 {
     let b = boost.clamp(-6, 6) as f32;
-    if b >= 0.0 { (2.0 + b) / 2.0 } else { 2.0 / (2.0 - b) }
+    if b >= 0.0 {
+        (2.0 + b) / 2.0
+    } else {
+        2.0 / (2.0 - b)
+    }
 }
 
 /// What `me` has, measured against `foe` where a measure is about the two actives.
@@ -187,7 +229,13 @@ fn side_measures(state: &State, me: &Side, foe: &Side, bench: bool) -> [f32; PER
     if active.hp > 0 && theirs.hp > 0 {
         let (mine, other) = (speed(active, me), speed(theirs, foe));
         let faster = if state.trick_room.active { mine < other } else { mine > other };
-        m[28] = if mine == other { 0.5 } else if faster { 1.0 } else { 0.0 };
+        m[28] = if mine == other {
+            0.5
+        } else if faster {
+            1.0
+        } else {
+            0.0
+        };
         let hit = best_hit(active, Stages::of(me), theirs, foe);
         m[29] = (hit / theirs.hp.max(1) as f32).min(1.0);
         m[30] = if hit >= theirs.hp as f32 { 1.0 } else { 0.0 };
@@ -195,9 +243,13 @@ fn side_measures(state: &State, me: &Side, foe: &Side, bench: bool) -> [f32; PER
         m[31] = m[30] * m[28];
         if bench {
             // the answer waiting on the bench: its hardest hit on the foe's active
-            let answer = me.pokemon.into_iter().enumerate()
+            let answer = me
+                .pokemon
+                .into_iter()
+                .enumerate()
                 .filter(|(i, p)| *i != me.active_index as usize && p.hp > 0)
-                .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe)).fold(0.0, f32::max);
+                .map(|(_, p)| best_hit(p, Stages::NONE, theirs, foe))
+                .fold(0.0, f32::max);
             m[BENCH] = (answer / theirs.hp.max(1) as f32).min(1.0);
         }
     }
@@ -235,7 +287,11 @@ impl Stages {
 /// A rough estimate of the most damage `p`'s moves deal `target` (hit() of each usable move): a
 /// feature, not a calc.
 pub fn best_hit(p: &Pokemon, stages: Stages, target: &Pokemon, target_side: &Side) -> f32 {
-    p.moves.into_iter().filter(|m| !m.disabled && m.pp > 0).map(|m| hit(p, stages, m, target, target_side)).fold(0.0, f32::max)
+    p.moves
+        .into_iter()
+        .filter(|m| !m.disabled && m.pp > 0)
+        .map(|m| hit(p, stages, m, target, target_side))
+        .fold(0.0, f32::max)
 }
 
 /// A rough estimate of the damage `mv` of `p` deals `target` (the damage formula's core with
@@ -245,11 +301,15 @@ pub fn hit(p: &Pokemon, stages: Stages, mv: &Move, target: &Pokemon, target_side
     let (attack, defense) = match c.category {
         MoveCategory::Physical => {
             let burn = if p.status == PokemonStatus::BURN { 0.5 } else { 1.0 };
-            (p.attack as f32 * stage_multiplier(stages.attack) * burn,
-             target.defense as f32 * stage_multiplier(target_side.defense_boost))
+            (
+                p.attack as f32 * stage_multiplier(stages.attack) * burn,
+                target.defense as f32 * stage_multiplier(target_side.defense_boost),
+            )
         }
-        MoveCategory::Special => (p.special_attack as f32 * stage_multiplier(stages.special_attack),
-                                  target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost)),
+        MoveCategory::Special => (
+            p.special_attack as f32 * stage_multiplier(stages.special_attack),
+            target.special_defense as f32 * stage_multiplier(target_side.special_defense_boost),
+        ),
         _ => return 0.0,
     };
     if c.base_power <= 0.0 {
@@ -300,7 +360,7 @@ mod tests {
     fn a_knock_out_struck_first_and_the_benchs_answer_are_seen() {
         let at = |name: &str| NAMES.iter().position(|n| *n == name).unwrap();
         let (ko_first, bench) = (at("ko_first"), at("bench_best_hit"));
-        let mut state = example_state();   // Garchomp against Corviknight
+        let mut state = example_state(); // Garchomp against Corviknight
         state.side_two.get_active().hp = 1;
         state.side_one.get_active().speed = 400;
         let first = features(&state);
@@ -341,7 +401,7 @@ mod tests {
         row[1] = 2.0;
         row[BENCH] = 0.5;
         let weights = (0..NAMES.len()).map(|k| if k == BENCH { 0.0 } else { 0.1 }).collect();
-        let linear = LeafModel::new(weights, false).unwrap();   // which alone leaves the bench unmeasured
+        let linear = LeafModel::new(weights, false).unwrap(); // which alone leaves the bench unmeasured
         let deep = linear.clone().with_hidden(vec![row.clone()], vec![3.0]).unwrap();
         let unit = 3.0 * (2.0 * x[1] + 0.5 * x[BENCH]).tanh();
         assert!((deep.logit(&state) - linear.logit(&state) - unit).abs() < 1e-5);

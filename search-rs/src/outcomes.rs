@@ -10,11 +10,11 @@ use poke_engine::state::{Side, State};
 /// One side after an outcome.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SideView {
-    pub active: String,      // the active Pokemon's species, lower case (as the engine names it)
+    pub active: String,       // the active Pokemon's species, lower case (as the engine names it)
     pub species: Vec<String>, // each Pokemon's species, in team order
-    pub hp: Vec<i16>,        // each Pokemon's HP, in team order
-    pub status: Vec<String>, // each Pokemon's status (NONE, BURN, ...)
-    pub boosts: [i8; 7],     // the active's stages: atk, def, spa, spd, spe, accuracy, evasion
+    pub hp: Vec<i16>,         // each Pokemon's HP, in team order
+    pub status: Vec<String>,  // each Pokemon's status (NONE, BURN, ...)
+    pub boosts: [i8; 7],      // the active's stages: atk, def, spa, spd, spe, accuracy, evasion
 }
 
 /// One outcome of a joint choice: its chance (percent) and both sides after it.
@@ -39,8 +39,15 @@ pub fn side_view(side: &Side) -> SideView {
         species,
         hp,
         status,
-        boosts: [side.attack_boost, side.defense_boost, side.special_attack_boost, side.special_defense_boost,
-                 side.speed_boost, side.accuracy_boost, side.evasion_boost],
+        boosts: [
+            side.attack_boost,
+            side.defense_boost,
+            side.special_attack_boost,
+            side.special_defense_boost,
+            side.speed_boost,
+            side.accuracy_boost,
+            side.evasion_boost,
+        ],
     }
 }
 
@@ -49,14 +56,15 @@ pub fn side_view(side: &Side) -> SideView {
 /// branches as the search's do (a roll that may knock out, a critical hit). An error names an
 /// option the state does not have.
 pub fn outcomes(state: &mut State, s1: &str, s2: &str) -> Result<Vec<Outcome>, String> {
-    let c1 = MoveChoice::from_string(s1, &state.side_one)
-        .ok_or_else(|| format!("side one has no option {s1:?}"))?;
-    let c2 = MoveChoice::from_string(s2, &state.side_two)
-        .ok_or_else(|| format!("side two has no option {s2:?}"))?;
+    let c1 = MoveChoice::from_string(s1, &state.side_one).ok_or_else(|| format!("side one has no option {s1:?}"))?;
+    let c2 = MoveChoice::from_string(s2, &state.side_two).ok_or_else(|| format!("side two has no option {s2:?}"))?;
     let mut out = Vec::new();
     for branch in corrections::turn(state, &c1, &c2, true) {
         state.apply_instructions(&branch.instruction_list);
-        out.push(Outcome { chance: branch.percentage, sides: [side_view(&state.side_one), side_view(&state.side_two)] });
+        out.push(Outcome {
+            chance: branch.percentage,
+            sides: [side_view(&state.side_one), side_view(&state.side_two)],
+        });
         state.reverse_instructions(&branch.instruction_list);
     }
     Ok(out)

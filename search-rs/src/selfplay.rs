@@ -2,7 +2,7 @@
 //! position (a state both sides know whole), each turn one search (duct.rs) and each side plays
 //! its most visited option; chance is drawn from the engine's branches as the tree draws it. Every
 //! decision's state is kept, so that each can be labelled by how the search's own game ended: the
-//! target AlphaZero gives its value (studies/leaf_value.py, --target games). Thousands of such
+//! target AlphaZero gives its value (`metapvp fit-leaf --target games`). Thousands of such
 //! games take minutes here, where the simulator's take hours.
 
 use crate::chance::draw_by;
@@ -38,12 +38,12 @@ pub fn play(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_
         }
         states.push(state.serialize());
         let seed = settings.seed.wrapping_add(turn as u64);
-        let r = search(state, &Settings { seed, equilibrium: false, ..settings.clone() }, None)?;
+        let r = search(state, &Settings { seed, ..settings.clone() }, None)?;
         let m1 = most_visited(&r.sides[0].options, &r.sides[0].visits);
         let m2 = match foe {
             None => most_visited(&r.sides[1].options, &r.sides[1].visits),
             Some(f) => {
-                let r2 = search(state, &Settings { seed, equilibrium: false, ..f.clone() }, None)?;
+                let r2 = search(state, &Settings { seed, ..f.clone() }, None)?;
                 most_visited(&r2.sides[1].options, &r2.sides[1].visits)
             }
         };
@@ -114,9 +114,13 @@ mod tests {
         let mut strong_won = 0;
         for seed in 0..6 {
             let mut state = example_state();
-            let g = play(&mut state, &Settings { seed, ..weak.clone() }, Some(&Settings { seed, ..strong.clone() }), 300).unwrap();
+            let g =
+                play(&mut state, &Settings { seed, ..weak.clone() }, Some(&Settings { seed, ..strong.clone() }), 300)
+                    .unwrap();
             strong_won += (g.winner == Some(0.0)) as u32;
-            let g = play(&mut state, &Settings { seed, ..strong.clone() }, Some(&Settings { seed, ..weak.clone() }), 300).unwrap();
+            let g =
+                play(&mut state, &Settings { seed, ..strong.clone() }, Some(&Settings { seed, ..weak.clone() }), 300)
+                    .unwrap();
             strong_won += (g.winner == Some(1.0)) as u32;
         }
         assert!(strong_won >= 9, "the stronger search won {strong_won} of 12");

@@ -1,4 +1,5 @@
-"""Fits the native search's learned leaf value (search-rs/src/features.rs): a logistic model of
+"""Fits the native search's learned leaf value (what `agent` values its search's leaves by:
+static/models/native-value-search.json is `--target search`'s) (search-rs/src/features.rs), a logistic model of
 P(side one wins) over features of the engine's state, each side one's lead, fitted to how played
 battles ended. The battles are gen 9 random battles whose sides both play a scripted player
 (js/checks/enginecheck.js engineGames; a share of decisions at random, for positions the player
@@ -24,39 +25,33 @@ evaluation), and every decision of every game is a sample labelled by that game'
 target AlphaZero gives its value. A logistic model is fitted and written `relative`, as the
 search reads the values it plays with.
 
-    ./rp studies/leaf_value.py [--battles 5000] [--seed 1] [--write static/models/native-value.json]
-    ./rp studies/leaf_value.py --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
-    ./rp studies/leaf_value.py --logs RUN [RUN ...] --target search [--search-iterations 10000]
+    metapvp fit-leaf [--battles 5000] [--seed 1] [--write static/models/native-value.json]
+    metapvp fit-leaf --logs runs/h2h/RUN [RUN ...] [--write FILE.json]
+    metapvp fit-leaf --logs RUN [RUN ...] --target search [--search-iterations 10000]
         [--search-leaf FILE.json] --write FILE.json
-    ./rp studies/leaf_value.py --logs RUN [RUN ...] --target games [--game-iterations 2000]
+    metapvp fit-leaf --logs RUN [RUN ...] --target games [--game-iterations 2000]
         [--games-per-battle 4] [--search-leaf FILE.json] --write FILE.json
-    ./rp studies/leaf_value.py ... --drop FEATURE [FEATURE ...]   the same fit without those features
-    ./rp studies/leaf_value.py ... --target search --hidden 16     and a hidden layer of 16 tanh units
+    metapvp fit-leaf ... --drop FEATURE [FEATURE ...]   the same fit without those features
+    metapvp fit-leaf ... --target search --hidden 16     and a hidden layer of 16 tanh units
 
 Positions are kept in runs/leaf-value/ (--cache) as engine states, by battles, seed, player and
 explore (or the runs' names), and the search's values and games by those and the search's
 settings: a second run fits without replaying, searching or playing again, with features added to
 the module since.
-The last line of stdout is the result as JSON."""
+The command line is metapvp/exe/fit_leaf.py; its last line of stdout is the result as JSON."""
 from __future__ import annotations
 
-import argparse
-import datetime
 import gzip
 import hashlib
 import json
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from concurrent.futures import ThreadPoolExecutor  # noqa: E402
-
-from metapvp.engine.native import leaf_model, native  # noqa: E402
-from metapvp.engine.v8 import checks_context  # noqa: E402
+from metapvp.engine.native import leaf_model, native
+from metapvp.engine.v8 import checks_context
 
 CHUNK = 250   # battles per call to the checks engine (progress, and memory of the JSON it returns)
 EVAL_SCALE = 0.0125   # search-rs/src/duct.rs: the log-odds of a lead of one point of the engine's evaluation
@@ -83,7 +78,7 @@ class Searching:
         self.iterations, self.leaf = iterations, leaf
         self.value = leaf_model(leaf) if leaf else None
         if self.value and not self.value.relative:
-            raise SystemExit(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
+            raise ValueError(f"--search-leaf {leaf}: not a relative model (one --target search wrote)")
         self.pool = ThreadPoolExecutor(2)
 
     def leaf_key(self) -> str:
@@ -164,7 +159,7 @@ def recorded_states(runs: list[Path], cache: Path) -> tuple[dict, str]:
     end as its record did is named and left out), kept in `cache` by the runs' names."""
     files = sorted(f for run in runs for f in (run / "logs").glob("battle-*.log.json*"))
     if not files:
-        raise SystemExit(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
+        raise ValueError(f"no kept battle logs in {', '.join(str(r / 'logs') for r in runs)} (head2head --keep-logs)")
 
     def collect(out):
         checks = checks_context()
@@ -325,105 +320,59 @@ def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray, hidden=None) -> dict:
             "brier": float(np.mean((p - y) ** 2)), "accuracy": float(np.mean((p > 0.5) == (y > 0.5)))}
 
 
-def main(argv=None):
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--battles", type=int, default=5000)
-    ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--player", default="heuristic", help="the scripted player both sides play")
-    ap.add_argument("--explore", type=float, default=0.1, help="share of decisions played at random")
-    ap.add_argument("--logs", type=Path, nargs="+", metavar="RUN",
-                    help="head2head run directories whose kept logs are the battles (instead of --player's)")
-    ap.add_argument("--target", choices=("outcome", "search", "games"), default="outcome",
-                    help="fit to how the battles ended, to what the search makes of each position, or to how "
-                         "the search's own games from them end (the last two: --logs)")
-    ap.add_argument("--search-iterations", type=int, default=10_000, help="--target search: the search's budget")
-    ap.add_argument("--search-leaf", type=Path,
-                    help="--target search or games: the relative model the search values leaves by")
-    ap.add_argument("--game-iterations", type=int, default=2000, help="--target games: the search's budget a decision")
-    ap.add_argument("--games-per-battle", type=int, default=4, help="--target games: games played from each battle")
-    ap.add_argument("--write", type=Path, help="write the fitted model here (static/models/native-value.json)")
-    ap.add_argument("--cache", type=Path, default=ROOT / "runs" / "leaf-value", help="where positions are kept")
-    ap.add_argument("--drop", nargs="+", default=[], metavar="FEATURE",
-                    help="fit without these features (what they add, on the same positions)")
-    ap.add_argument("--hidden", type=int, default=0, metavar="UNITS",
-                    help="--target search: a hidden layer of this many tanh units beside the linear model")
-    args = ap.parse_args(argv)
-    if args.target in ("search", "games") and not args.logs:
-        ap.error(f"--target {args.target} reads the positions of kept battles: give --logs")
-    if args.hidden and args.target != "search":
-        ap.error("--hidden is for --target search")
-    names = native().feature_names()
-    unknown = [n for n in args.drop if n not in names or n == "engine_eval"]
-    if unknown:
-        ap.error(f"--drop {' '.join(unknown)}: not a feature that can be left out ({', '.join(names[:-1])})")
-    kept = [k for k, n in enumerate(names) if n not in args.drop]
-    target = (SearchTarget(args.search_iterations, args.search_leaf) if args.target == "search" else
-              GamesTarget(args.game_iterations, args.search_leaf, args.games_per_battle) if args.target == "games"
-              else None)
-    data = (recorded_positions(args.logs, args.cache, target) if args.logs
-            else positions(args.battles, args.seed, args.player, args.explore, args.cache))
-    x, y, battle = data["x"][:, kept], data["y"], data["battle"]
-    names = [names[k] for k in kept]
+def fit_and_judge(data: dict, names: list[str], target, hidden_units: int = 0) -> tuple[dict, np.ndarray, dict]:
+    """The model fitted on four fifths of the battles (every fifth held out) and judged on the
+    rest beside the engine's evaluation: (result, the weights, {judged model: its row in words}).
+    `names`: the features of data["x"]'s columns; `target`: None (the battles' outcomes), a
+    SearchTarget (least squares on the search's log-odds) or a GamesTarget."""
+    x, y, battle = data["x"], data["y"], data["battle"]
     held = battle % 5 == 0
     eval_only = [names.index("engine_eval")]
     w_eval = np.zeros(len(names))
-    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum()),
-              **({"dropped": args.drop} if args.drop else {})}
+    result = {"battles": int(len(np.unique(battle))), "positions": int(len(y)), "held_out": int(held.sum())}
     if isinstance(target, SearchTarget):
         t = data["t"]
         w_eval[eval_only] = least_squares(x[~held][:, eval_only], t[~held])
         w = least_squares(x[~held], t[~held])
-        hidden = fit_hidden(x[~held], t[~held] - x[~held] @ w, args.hidden) if args.hidden else None
+        hidden = fit_hidden(x[~held], t[~held] - x[~held] @ w, hidden_units) if hidden_units else None
         engine = np.zeros(len(names))
         engine[eval_only] = EVAL_SCALE * 100   # the search's own reading of the evaluation
-        result.update({"target": "search", "search_iterations": args.search_iterations,
-                       "search_leaf": str(args.search_leaf) if args.search_leaf else None,
+        result.update({"target": "search", "search_iterations": target.iterations,
+                       "search_leaf": str(target.leaf) if target.leaf else None,
                        "engine_as_searched": judged_search(x[held], t[held], y[held], engine),
                        "engine_eval": judged_search(x[held], t[held], y[held], w_eval),
                        "learned": judged_search(x[held], t[held], y[held], w),
-                       **({f"learned_hidden{args.hidden}": judged_search(x[held], t[held], y[held], w, hidden)}
+                       **({f"learned_hidden{hidden_units}": judged_search(x[held], t[held], y[held], w, hidden)}
                           if hidden else {}),
                        "engine_eval_scale": float(w_eval[eval_only[0]])})
         rows = {k: f"rmse {r['rmse']:.4f}  R^2 {r['r2']:.3f}  accuracy {r['accuracy']:.3f}"
                 for k, r in result.items() if isinstance(r, dict)}
-    else:
-        w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
-        w = fit(x[~held], y[~held])
-        result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
-                       "engine_eval_scale": float(w_eval[eval_only[0]])})
-        if isinstance(target, GamesTarget):
-            result.update({"target": "games", "game_iterations": args.game_iterations,
-                           "games_per_battle": args.games_per_battle,
-                           "search_leaf": str(args.search_leaf) if args.search_leaf else None})
-            if target.value and not args.drop:
-                # the model the games were played with, read as a win chance: what the fit is to beat
-                result["search_leaf_model"] = judged(x[held], y[held], np.asarray(target.value.weights),
-                                                     target.value.hidden)
-        rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
-                for k, r in result.items() if isinstance(r, dict)}
-    print(f"{result['positions']} positions of {result['battles']} battles; judged on {result['held_out']} "
-          f"of a fifth of the battles held out" + {"search": " against the search's values",
-                                                   "games": ", the search's games"}.get(args.target, ""))
-    for who, row in rows.items():
-        print(f"  {who:<18} {row}")
-    print("weights:", ", ".join(f"{n} {v:+.2f}" for n, v in zip(names, w)))
-    if args.write:
-        # the written model is fitted on every battle
-        final = least_squares(x, data["t"]) if isinstance(target, SearchTarget) else fit(x, y)
-        extra = {"relative": True} if target else {}
-        if args.hidden:
-            units, out = fit_hidden(x, data["t"] - x @ final, args.hidden)
-            extra["hidden"] = {"rows": [[round(v, 6) for v in u] for u in units], "out": [round(v, 6) for v in out]}
-        model = json.dumps({
-            "features": names, "weights": [round(float(v), 5) for v in final], **extra,
-            "fitted": {"date": datetime.date.today().isoformat(),
-                       "command": "./rp studies/leaf_value.py " + " ".join(argv if argv is not None else sys.argv[1:]),
-                       **({"logs": [str(r) for r in args.logs]} if args.logs else
-                          {"player": args.player, "explore": args.explore}), **result}}, indent=1) + "\n"
-        write_whole(args.write, lambda f: f.write(model.encode()))   # its folder made, and written whole
-        print(f"wrote {args.write}")
-    print(json.dumps(result))
+        return result, w, rows
+    w_eval[eval_only] = fit(x[~held][:, eval_only], y[~held])
+    w = fit(x[~held], y[~held])
+    result.update({"engine_eval": judged(x[held], y[held], w_eval), "learned": judged(x[held], y[held], w),
+                   "engine_eval_scale": float(w_eval[eval_only[0]])})
+    if isinstance(target, GamesTarget):
+        result.update({"target": "games", "game_iterations": target.iterations, "games_per_battle": target.per_battle,
+                       "search_leaf": str(target.leaf) if target.leaf else None})
+        if target.value and len(names) == len(target.value.weights):
+            # the model the games were played with, read as a win chance: what the fit is to beat
+            result["search_leaf_model"] = judged(x[held], y[held], np.asarray(target.value.weights),
+                                                 target.value.hidden)
+    rows = {k: f"log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}"
+            for k, r in result.items() if isinstance(r, dict)}
+    return result, w, rows
 
 
-if __name__ == "__main__":
-    main()
+def model_file(data: dict, names: list[str], target, hidden_units: int, fitted: dict) -> str:
+    """The model file's text, fitted on every battle (leaf_model() reads it): its features by
+    name, weights, `relative` where the search reads it so, a hidden layer where asked, and
+    `fitted`, how it was made."""
+    x = data["x"]
+    final = least_squares(x, data["t"]) if isinstance(target, SearchTarget) else fit(x, data["y"])
+    extra = {"relative": True} if target else {}
+    if hidden_units:
+        units, out = fit_hidden(x, data["t"] - x @ final, hidden_units)
+        extra["hidden"] = {"rows": [[round(v, 6) for v in u] for u in units], "out": [round(v, 6) for v in out]}
+    return json.dumps({"features": names, "weights": [round(float(v), 5) for v in final], **extra,
+                       "fitted": fitted}, indent=1) + "\n"
