@@ -17,7 +17,7 @@ import nose2
 
 FAST = [
     "metapvp.tests.test_structure",
-    "metapvp.tests.test_lint",
+    "metapvp.tests.test_lint.LintTest",
     "metapvp.tests.test_docs",
     "metapvp.tests.test_challenges",
     "metapvp.tests.test_cli",

@@ -27,6 +27,11 @@ class LintTest(unittest.TestCase):
                               timeout=300)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
 
+
+class ClippyTest(unittest.TestCase):
+    """clippy compiles the crate's dependencies for checking (a minute on a fresh clone): in the
+    full suite, not the fast tier."""
+
     @unittest.skipUnless(shutil.which("cargo"), "no cargo here: the crate is not built, nor linted")
     def test_clippy(self):
         proc = subprocess.run(["cargo", "clippy", "--release", "--all-targets", "--all-features", "--quiet", "--",
