@@ -55,7 +55,10 @@ def played(r: dict) -> str:
     """How the model played in a head2head result, as an agent spec: agent@T (T = 0 with
     --play-best-move), lookaheadN:agent / lookaheadNxK:agent or a search (search64...:agent,
     native(...):agent)."""
-    p = parse_spec(r["p1"], r["format"])
+    try:
+        p = parse_spec(r["p1"], r["format"])
+    except SpecError:   # a setting since retired, as a results file from before recorded it: as written
+        return f"{r['p1'].partition(':')[0]}:agent"
     if p.prefix:
         return f"{p.prefix}:agent"
     if r.get("play_best_move") in ("p1", "both"):

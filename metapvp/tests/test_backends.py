@@ -14,8 +14,8 @@ METHODS = [name for name, _ in inspect.getmembers(Backend, inspect.isfunction) i
 
 class BackendProtocolTest(unittest.TestCase):
     def test_the_protocol_names_what_players_and_runners_call(self):
-        self.assertEqual(sorted(METHODS), ["abort", "close", "engine_worlds", "lookahead", "scripted", "search",
-                                           "start", "step"])
+        self.assertEqual(sorted(METHODS), ["abort", "close", "engine_worlds", "labels", "lookahead", "scripted",
+                                           "search", "start", "step"])
 
     def test_every_backend_has_every_method_with_the_protocols_parameters(self):
         for name, cls in BACKENDS.items():
