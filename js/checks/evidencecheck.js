@@ -16,11 +16,12 @@ import {exportedSet} from './viewcheck.js';
 const MAX_EXAMPLES = 20;
 
 /** {decisions, orders, unchoiced, silences: {what the foe's play did not show: foe Pokemon with
- * each fact, silence.js}, checks, narrowed, kept_share, ruled_out, examples}. */
+ * each fact, silence.js}, checks, narrowed, kept_share, ruled_out, behind_illusion (true sets
+ * ruled out while the foe's Illusion user could be disguised), examples}. */
 export function checkEvidence({format, battles, seed}) {
   const prng = new PRNG(seed);
   const out = {decisions: 0, orders: 0, unchoiced: 0, checks: 0, narrowed: 0, before: 0, after: 0, ruled_out: 0,
-    examples: []};
+    behind_illusion: 0, examples: []};
   const views = new Set();
   playBattles({format, battles, prng, name: 'evidence'}, (side, view, legal, mask, action, match) => {
     if (side !== 'p1') return mostlyMoves(prng, legal, action);
@@ -60,6 +61,12 @@ function checkFoe(out, format, view, p, match) {
   const t = truth.set;
   const set = {item: toID(t.item), ability: toID(t.ability), nature: t.nature, evs: t.evs, ivs: t.ivs, level: t.level};
   if (view.evidence.allows(view, p, set)) return;
+  // a foe team with an Illusion user can show one Pokemon's play as another's: no record can tell
+  // until the Illusion breaks (evidence.js unmasked() then takes it back)
+  if (match.sim.sides[view.foe.n].pokemon.some(q => q.ability === 'illusion' && !q.fainted)) {
+    out.behind_illusion++;
+    return;
+  }
   out.ruled_out++;
   if (out.examples.length < MAX_EXAMPLES && !out.examples.some(e => e.battle === view.key && e.species === p.speciesForme)) {
     out.examples.push({battle: view.key, turn: view.battle.turn, species: p.speciesForme, item: t.item, ability: t.ability,

@@ -40,6 +40,8 @@ export class PlayEvidence {
     this.spoiled = false;         // something jumped the order before this turn's first move
     this.narrowed = new Map();    // cache of allowed(): key -> sets
     this.silences = new Silences(); // what its play would have shown of its set, and did not
+    this.stayStart = null;        // the record as the foe's active came in: what its stay added
+    this.ourUnmasked = false;     // our active's Illusion broke this stay: the client lost its stages
   }
 
   copy() {
@@ -50,6 +52,8 @@ export class PlayEvidence {
     c.first = this.first;
     c.spoiled = this.spoiled;
     c.silences = this.silences.copy();
+    c.stayStart = this.stayStart;
+    c.ourUnmasked = this.ourUnmasked;
     return c;
   }
 
@@ -74,11 +78,35 @@ export class PlayEvidence {
       if (!this.first) this.spoiled = true;
     } else if (kind === 'switch' || kind === 'drag' || kind === 'replace') {
       // a new stay: what was used before tells nothing of the item now held
-      if (line.slice(line.indexOf('|', 1) + 1).startsWith(view.foe.id)) this.stay.clear();
+      if (!line.slice(line.indexOf('|', 1) + 1).startsWith(view.foe.id)) {
+        // ours: an Illusion broken leaves the client a fresh Pokemon, its stat stages lost, so
+        // our Speed is not known until it switches
+        this.ourUnmasked = kind === 'replace';
+        return;
+      }
+      if (kind === 'replace') this.unmasked(view, line.split('|')[2]);
+      this.stay.clear();
+      if (kind !== 'replace') {
+        this.stayStart = {orders: this.orders.length, unchoiced: new Set(this.unchoiced), silences: this.silences.copy()};
+      }
     } else if (kind === '-item' || kind === '-enditem') {
       const k = this.foeIndex(view, line.split('|')[2]);
       if (k >= 0) this.stay.delete(k);
     }
+  }
+
+  /** An Illusion broken (|replace|): what this stay showed was the disguised Pokemon's doing, not
+   * that of the one it was shown as (the foe in play, `ident`), whose record goes back to what it
+   * was when the stay began: its turn orders, its two moves against a Choice item, its silences
+   * (`ident`: the replace line's, the Pokemon as it truly is). */
+  unmasked(view, ident) {
+    // the line names the Pokemon as it truly is: the one shown is the foe active at its position
+    const shown = view.foe.active['abc'.indexOf(ident.charAt(2))];
+    const k = shown ? view.foe.team.indexOf(shown) : -1, start = this.stayStart;
+    if (k < 0 || !start) return;
+    this.orders = this.orders.filter((o, i) => i < start.orders || o.foe !== k);
+    if (!start.unchoiced.has(k)) this.unchoiced.delete(k);
+    this.silences.restore(k, start.silences);
   }
 
   /** The team index of the foe Pokemon in play that `ident` ('p2a: Altaria') names, else -1. */
@@ -111,7 +139,7 @@ export class PlayEvidence {
     // the order is read in gen 9 singles only, where it is checked against the simulator
     // (js/checks/evidencecheck.js): older generations differ in what shows a jump in the order
     if (view.battle.gameType !== 'singles' || view.battle.gen.num < 9 || this.spoiled) return;
-    if (!this.first) this.first = {side, ident, id, state: turnStart(view)};
+    if (!this.first) this.first = {side, ident, id, state: this.ourUnmasked ? null : turnStart(view)};
     else this.second(view, ident, id);
   }
 
@@ -169,6 +197,10 @@ function turnStart(view) {
   if (!mine || !foe || speedVolatile(mine) || speedVolatile(foe)) return null;
   const j = view.request.side.pokemon.findIndex(r => r.ident === mine.originalIdent);
   if (j < 0 || !view.request.side.pokemon[j].stats) return null;
+  // our Illusion: the battle names our active as another of ours, and what befalls it (Sticky
+  // Web's drop) the client gives that other; its Speed is not known from the view
+  const active = view.request.side.pokemon.find(r => r.active);
+  if (active && (active.ident !== view.request.side.pokemon[j].ident || toID(active.ability) === 'illusion')) return null;
   // the request's row, with the state of the one in play (it may have come in this turn)
   const us = {...ownMon(view, j), species: mine.speciesForme, status: mine.status || '', boosts: {...mine.boosts}};
   const item = toID(us.item), ability = toID(us.ability);

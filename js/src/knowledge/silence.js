@@ -56,6 +56,20 @@ export class Silences {
     return c;
   }
 
+  /** Foe `k`'s facts as they were in `before` (a copy taken earlier): what was seen since is
+   * dropped (an Illusion broken: evidence.js unmasked). */
+  restore(k, before) {
+    for (const key of ['hurtByHazards', 'unhurtOverRocks', 'unhealed', 'statusMove', 'noBalloon']) {
+      if (before[key].has(k)) this[key].add(k);
+      else this[key].delete(k);
+    }
+    for (const key of ['noRecoil', 'silentEntries']) {
+      if (before[key].has(k)) this[key].set(k, before[key].get(k).slice());
+      else this[key].delete(k);
+    }
+    this.facts++;   // the cached verdicts no longer hold
+  }
+
   /** Reads `line` of `view`'s battle (singles), before the client applies it. */
   see(view, line) {
     const [, kind, who, what, ...rest] = line.split('|');
