@@ -197,15 +197,18 @@ export const engineStateMethods = {
    * decision with a move to choose), else {states: one engine state per drawn world (the foe's
    * sets drawn from `seeds[i]`), options: per world, {the engine's name of one of our options:
    * its action index}}; {error} where it failed, never stopping the others. `told`: a
-   * diagnostic, not a player: every world is the true battle (`this.trueBattle`, which only the
-   * in-process simulator has), to measure what drawing the foe's sets costs. `foes`: each result
+   * diagnostic, not a player, from the true battle (`this.trueBattle`, which only the in-process
+   * simulator has), to measure what drawing the foe's sets costs: true, every world is the true
+   * battle; 'sets', 'unseen' or 'rebuilt', worlds drawn as the player draws them but for the seen
+   * Pokemon's true sets, the true unseen Pokemon, or both. `foes`: each result
    * also has `foes`, per world the foe's team as drawn (thoughts.js teamAsDrawn), for a reader
    * of the player's thoughts. */
   engineWorlds(keys, worlds, seeds, told = false, foes = false) {
     return keys.map(([battle, perspective], i) => {
       try {
         const view = this.view(battle, perspective);
-        return told ? toldWorlds(view, this.trueBattle(battle), worlds, foes) : worldsOf(view, worlds, seeds[i], foes);
+        if (told === true) return toldWorlds(view, this.trueBattle(battle), worlds, foes);
+        return worldsOf(view, worlds, seeds[i], foes, told ? partlyTold(view, this.trueBattle(battle), told) : null);
       } catch (e) {
         return {error: e.message};
       }
@@ -221,12 +224,20 @@ function searchable(view) {
   return gameOf('singles', 'the native search').faces(view);
 }
 
-function worldsOf(view, worlds, seed, foes) {
+/** What drawn worlds are told of the true battle `sim` (rebuild's `truth`): `what` is 'sets',
+ * 'unseen' or 'rebuilt' (both). */
+function partlyTold(view, sim, what) {
+  if (!['sets', 'unseen', 'rebuilt'].includes(what)) throw new Error(`told is true, sets, unseen or rebuilt, not ${what}`);
+  const side = sim.sides.find(s => s.id !== view.request.side.id);
+  return {side, sets: what !== 'unseen', unseen: what !== 'sets'};
+}
+
+function worldsOf(view, worlds, seed, foes, truth = null) {
   if (!searchable(view)) return null;
   const random = mulberry32(seed);
   const out = {states: [], options: [], ...(foes ? {foes: []} : {})};
   for (let w = 0; w < worlds; w++) {
-    const world = drawnWorld(view, random);
+    const world = drawnWorld(view, random, truth);
     if (!world) continue;
     out.states.push(world.state);
     out.options.push(world.options);
@@ -252,9 +263,10 @@ function forcedSwitch(req) {
 
 /** One world drawn from a singles `view` (`random`: numbers in [0, 1)) as the native search
  * thinks on it: {state: the engine's state, options: {the engine's name of one of our options:
- * its action index}, foe: the world's foe side (a simulated side)}; null where none can be drawn. */
-export function drawnWorld(view, random) {
-  const start = gameOf('singles', 'the native search').start(view, random);
+ * its action index}, foe: the world's foe side (a simulated side)}; null where none can be drawn.
+ * `truth`: rebuild's (a diagnostic). */
+export function drawnWorld(view, random, truth = null) {
+  const start = gameOf('singles', 'the native search').start(view, random, truth);
   if (!start) return null;
   // the world's side answers the player's request: trapped, or a forced switch; at one after a
   // faint no Pokemon stands in (a world leaves the fainted out), and the engine's active is an

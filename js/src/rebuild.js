@@ -32,8 +32,10 @@ export function ourChoice(req, a, slots) {
  * active Pokemon is unknown, fainted or has no moves to play. `lead`: the request row sent in at a forced switch (then
  * it leads, and `slots` follow the reordered rows). `random`: where given (a function giving
  * numbers in [0, 1)), each foe set is drawn among the possible ones instead of the likeliest,
- * and the foe's unrevealed Pokemon are drawn from the format's generator. */
-export function rebuild(view, lead = -1, random = null) {
+ * and the foe's unrevealed Pokemon are drawn from the format's generator. `truth` (a diagnostic:
+ * what the worlds would gain from knowing part of what the foe hides): {side: the foe's side in
+ * the true battle, sets: the seen Pokemon's true sets, unseen: the true unseen Pokemon}. */
+export function rebuild(view, lead = -1, random = null, truth = null) {
   const req = view.request;
   const format = formatOf(view.battle);
   const ours = [], slots = [];
@@ -47,10 +49,10 @@ export function rebuild(view, lead = -1, random = null) {
   if (!active || active.fainted || !active.hp) return null;  // nothing known to face
   // a benched foe with no move known or likely is left out: the simulator takes no set without moves
   const fitted = [active, ...view.foe.team.filter(p => p !== active && !p.fainted && p.hp)]
-    .map(p => [p, foeSet(format, p, random, view)]).filter(([, set], i) => i === 0 || set.moves.length);
+    .map(p => [p, foeSet(format, p, random, view, truth)]).filter(([, set], i) => i === 0 || set.moves.length);
   const foes = fitted.map(([p]) => p), foeSets = fitted.map(([, set]) => set);
   if (!foeSets[0].moves.length) return null;
-  if (random) foeSets.push(...unrevealed(format, view.foe, random));
+  if (random) foeSets.push(...(truth && truth.unseen ? trulyUnseen(view.foe, truth.side) : unrevealed(format, view.foe, random)));
   const me = view.perspective === 'p2' ? 1 : 0;
   const teams = me ? [foeSets, ours.map(ownSet)] : [ours.map(ownSet), foeSets];
   const battle = new SimBattle({formatid: format, seed: [1, 2, 3, 4], send: SILENT});
@@ -158,12 +160,21 @@ function generatedTeam(format, k) {
   return team;
 }
 
+/** The seen foe Pokemon's species, by their base species' ids. */
+const seenSpecies = foe => new Set(foe.team.map(p => toID(Dex.species.get(p.speciesForme).baseSpecies)));
+
+/** The foe Pokemon not seen yet as they truly are (`side`: the foe's side in the true battle). */
+function trulyUnseen(foe, side) {
+  const seen = seenSpecies(foe);
+  return side.pokemon.filter(q => !seen.has(toID(q.baseSpecies.baseSpecies))).map(q => ({...q.set, name: q.set.species}));
+}
+
 /** Sets for the foe Pokemon not seen yet (as many as its team size says): the members of a
  * generated team (of another, where too few of it are unlike those seen), no species twice. */
 function unrevealed(format, foe, random) {
   const missing = Math.max(0, (foe.totalPokemon || 0) - foe.team.length);
   if (!missing) return [];
-  const seen = new Set(foe.team.map(p => toID(Dex.species.get(p.speciesForme).baseSpecies)));
+  const seen = seenSpecies(foe);
   const out = [];
   for (let tries = 0; out.length < missing && tries < 4; tries++) {
     const team = generatedTeam(format, Math.floor(random() * TEAM_SEEDS));
@@ -202,8 +213,14 @@ function setOwn(battle, p, r, client) {
  * `random`, from a set drawn among those still possible, and, with `view`, that its play there
  * allows: knowledge/evidence.js) -- in a format without set data, the
  * species' usual options: its sets in its generation's random battles; `weights` are how likely
- * it has each of the moves given (no moves without set data or revealed ones). */
-function foeSet(format, p, random = null, view = null) {
+ * it has each of the moves given (no moves without set data or revealed ones). With `truth.sets`
+ * (rebuild's), its true set instead, with the item it holds now. */
+function foeSet(format, p, random = null, view = null, truth = null) {
+  const t = truth && truth.sets && truth.side.pokemon.find(q => q.name === p.name);
+  if (t) {
+    return {...t.set, name: p.name, species: p.speciesForme, item: toID(t.item), moves: t.set.moves.map(moveID),
+      weights: t.set.moves.map(() => 1)};
+  }
   const known = {moves: p.moves.map(moveID), item: toID(p.item), ability: toID(p.ability || p.baseAbility),
     tera: toID(p.terastallized)};
   const usual = `${(/^gen[0-9]+/.exec(format) || ['gen9'])[0]}randombattle`;

@@ -97,7 +97,7 @@ class StdioSimulator:
         engine's), in the bundle's simulator."""
         return self.engine.search(keys, actions, priors, seeds, options)
 
-    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False, foes: bool = False) -> list:
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool | str = False, foes: bool = False) -> list:
         """As the in-process simulator's: worlds drawn from the player's view (the engine's;
         `told` is an error per pair, the true battle being the child simulator's)."""
         return self.engine.engine_worlds(keys, worlds, seeds, told, foes)

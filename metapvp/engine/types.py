@@ -102,10 +102,12 @@ class BattleViews(Protocol):
         """A search of each (battle id, side) pair's decision over its candidate actions, from the
         policy's probabilities for them (js/src/search.js; `options`: SearchConfig.to_js())."""
 
-    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False, foes: bool = False) -> list:
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool | str = False, foes: bool = False) -> list:
         """For each (battle id, side) pair, `worlds` worlds drawn from its player's view written as
         poke-engine states, with each world's names of our options (js/src/enginestate.js);
-        `told`: each the true battle (a diagnostic the in-process simulator alone can answer);
+        `told` (a diagnostic the in-process simulator alone can answer): True, each the true
+        battle; "sets", "unseen" or "rebuilt", drawn but for the seen foes' true sets, the true
+        unseen foes, or both;
         `foes`: with each world's foe team as drawn."""
 
     def labels(self, keys) -> list:

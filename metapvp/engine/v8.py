@@ -230,15 +230,15 @@ class V8Object:
         return self.v8.call(self.handle, "search", [list(k) for k in keys], [[int(a) for a in c] for c in actions],
                             [[float(p) for p in c] for c in priors], [int(s) for s in seeds], dict(options))
 
-    def engine_worlds(self, keys, worlds: int, seeds, told: bool = False, foes: bool = False) -> list:
+    def engine_worlds(self, keys, worlds: int, seeds, told: bool | str = False, foes: bool = False) -> list:
         """Per (battle id, side) pair, in one call: {states: poke-engine states of `worlds` worlds
         drawn from the player's view (seeded by its seed), options: per world {the engine's name
         of one of our options: its action index}}, None where there is nothing to search (not a
-        singles decision), or {"error": message} (js/src/enginestate.js). `told`: a diagnostic,
-        every world the true battle (the in-process simulator only); `foes`: also, per world,
+        singles decision), or {"error": message} (js/src/enginestate.js). `told`: a diagnostic
+        (the in-process simulator only), as BattleViews.engine_worlds says; `foes`: also, per world,
         the foe's team as drawn (for a reader of the player's thoughts)."""
         return self.v8.call(self.handle, "engineWorlds", [list(k) for k in keys], int(worlds), [int(s) for s in seeds],
-                            bool(told), bool(foes))
+                            told if isinstance(told, str) else bool(told), bool(foes))
 
     def labels(self, keys) -> list:
         """Per (battle id, side) pair, in one call: {action index (a string): the action in

@@ -42,6 +42,8 @@ RETIRED = {
     "stages": ("engine", "stat stages weighed by the HP left"),
     "choice": ("visits", "the root as a game"),
 }
+# NativeConfig.foe -> what the engine's worlds are told of the true battle (engine_worlds' `told`)
+FOE_KNOWS = {"drawn": False, "told": True, "told-sets": "sets", "told-unseen": "unseen", "told-rebuilt": "rebuilt"}
 
 
 @dataclass(frozen=True)
@@ -71,8 +73,10 @@ class NativeConfig:
     whatever this says)."""
     foe: str = "drawn"
     """What the worlds know of the foe: "drawn" (its sets and unseen Pokemon drawn from what the
-    player has seen) or "told" (a diagnostic, not a player: every world is the true battle,
-    which only the in-process simulator knows; docs/lab/native-agent.md, "The foe's sets told")."""
+    player has seen) or, diagnostics and not players, which only the in-process simulator can
+    answer: "told" (every world is the true battle; docs/lab/native-agent.md, "The foe's sets
+    told"), "told-sets", "told-unseen" or "told-rebuilt" (drawn worlds but for the seen Pokemon's
+    true sets, the true unseen Pokemon, or both; docs/lab/worlds.md)."""
     retired: ClassVar[dict] = RETIRED
     retired_at: ClassVar[str] = RETIRED_AT
 
@@ -90,8 +94,9 @@ class NativeConfig:
             raise ValueError(f"native search: leaf is engine, learned, search or a .json file (got {self.leaf!r})")
         if not 0 <= self.uniform <= 1:
             raise ValueError(f"native search: uniform is a share, 0 to 1 (got {self.uniform:g})")
-        if self.foe not in ("drawn", "told"):
-            raise ValueError(f"native search: foe is drawn or told (got {self.foe!r})")
+        if self.foe not in FOE_KNOWS:
+            raise ValueError(f"native search: foe is drawn or told, told-sets, told-unseen, told-rebuilt "
+                             f"(got {self.foe!r})")
 
     def to_dict(self) -> dict:
         """The fields as plain JSON values (for a model file's metadata: the native search
@@ -150,7 +155,7 @@ class NativeSearch:
         self.last, self.notes = {}, {}
         keys = [decisions.keys[i] for i in rows]
         seeds = self.rng.integers(0, 2**31 - 1, size=len(rows))
-        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds, told=self.config.foe == "told",
+        found = decisions.state.engine_worlds(keys, self.config.worlds, seeds, told=FOE_KNOWS[self.config.foe],
                                               foes=describe)
         width = decisions.mask.shape[1]
         out = {}

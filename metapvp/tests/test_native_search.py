@@ -536,12 +536,19 @@ class NativePlayerTest(unittest.TestCase):
         sim = make_backend("inprocess", "singles-v2")
         seen = []   # per decision both sides take: (p1's told, p1's drawn, p2's drawn) states
         truths = set()   # every told state
+        rebuilt = []     # per decision: (the foe's Pokemon in the told world, in the world told-rebuilt)
+
+        def sets_of(state):   # the foe's Pokemon still in the fight, each its species and moves
+            return sorted((f[0], *sorted(m.split(";")[0] for m in f[22:26]))
+                          for f in pokemon(state, 1) if f[6] != "0" and f[0] != "NONE")
 
         def look(step):
             keys = [(d.battle, d.side) for d in step.decisions]
             told = sim.engine_worlds(keys, 2, [0] * len(keys), told=True)
             drawn = sim.engine_worlds(keys, 1, [1] * len(keys))
+            partly = sim.engine_worlds(keys, 1, [1] * len(keys), told="rebuilt")
             at = {k: (t, d) for k, t, d in zip(keys, told, drawn) if t and d}
+            rebuilt.extend((sets_of(t["states"][0]), sets_of(r["states"][0])) for t, r in zip(told, partly) if t and r)
             for (battle, side), (t, d) in at.items():
                 self.assertEqual(t["states"][0], t["states"][1])
                 truths.add(t["states"][0])
@@ -572,6 +579,10 @@ class NativePlayerTest(unittest.TestCase):
             self.assertEqual(alive(told, 1), alive(theirs, 0))
             self.assertEqual(alive(told, 0), alive(drawn, 0))
         self.assertTrue(any(alive(told, 1) != alive(drawn, 1) for told, drawn, _ in seen))
+        # drawn worlds told the seen foes' sets and the unseen foes hold the true team
+        self.assertGreater(len(rebuilt), 20)
+        for truth, partly in rebuilt:
+            self.assertEqual(partly, truth)
         outside = make_backend("stdio", "singles-v2")
         try:
             step = outside.start([{"id": "told-0", "format": "gen9randombattle", "seed": "1,2,3,4"}])
@@ -584,7 +595,8 @@ class NativePlayerTest(unittest.TestCase):
             self.assertIn("known only to the in-process simulator", a["error"])
         self.assertEqual(make_player("native(foe=told):agent").config.prefix(),
                          "native(iterations=10000,worlds=2,exploration=1.5,leaf=engine,foe=told)")
-        with self.assertRaisesRegex(SpecError, "foe is drawn or told"):
+        self.assertEqual(make_player("native(foe=told-unseen):agent").config.foe, "told-unseen")
+        with self.assertRaisesRegex(SpecError, "foe is drawn or told, told-sets"):
             make_player("native(foe=true):agent")
 
     def test_specs_are_read_and_bad_ones_named(self):

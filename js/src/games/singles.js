@@ -20,7 +20,7 @@ export const SINGLES = {
 
   /** The battle rebuilt at the decision ({battle, me, slots, foeMoves}; the foe's sets drawn by
    * `random`, the likeliest without it); null where it cannot be rebuilt. */
-  start: (view, random) => rebuild(view, -1, random),
+  start: (view, random, truth) => rebuild(view, -1, random, truth),
 
   /** At a forced switch: the battle with action a's Pokemon brought in leading; null where a
    * brings in none that could come. */
