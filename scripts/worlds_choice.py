@@ -22,6 +22,7 @@ that the told search, and so the battles, stay those of `agent`."""
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import sys
@@ -62,16 +63,13 @@ class ToldProbe(NativeSearchPlayer):
             if i not in drawn or i not in again:
                 continue
             values = notes[decisions.keys[i]]["value"]
-            self.records.append({"key": list(decisions.keys[i]),
-                                 "told": truth, "drawn": played(drawn[i], mask[i], probs[i]),
-                                 "again": played(again[i], mask[i], probs[i]),
-                                 "regret": regret(values, truth, played(drawn[i], mask[i], probs[i])),
-                                 "noise": regret(values, truth, played(again[i], mask[i], probs[i]))})
+            mine, rerun = played(drawn[i], mask[i], probs[i]), played(again[i], mask[i], probs[i])
+            self.records.append({"key": list(decisions.keys[i]), "told": truth, "drawn": mine, "again": rerun,
+                                 "regret": regret(values, truth, mine), "noise": regret(values, truth, rerun)})
         return chosen
 
 
 def _told(config):
-    import dataclasses
     return dataclasses.replace(config, foe="told")
 
 

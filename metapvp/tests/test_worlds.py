@@ -3,7 +3,11 @@ state (js/checks/worldtruth.js; scripts/worlds_truth.py prints the same over mor
 what the player could count from the battle's lines (turns left of weather, terrain, Trick Room,
 screens and Tailwind; sleep and Rest; Taunt, Encore and Yawn; PP spent; a Wish to come) agrees
 with the truth in every drawn world."""
+import importlib.util
+import json
+import tempfile
 import unittest
+from pathlib import Path
 
 from metapvp.engine.v8 import checks_context
 
@@ -50,3 +54,29 @@ class StagedDurationsTest(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+class WorldsChoiceTest(unittest.TestCase):
+    def test_the_probe_meets_the_same_decisions_each_run(self):
+        """scripts/worlds_choice.py plays the told search's choice, so a second run meets the
+        same decisions and pairs with the first over every one of them, differing by nothing;
+        every decision has the drawn, told and rerun choices and a regret of 0 or more."""
+        root = Path(__file__).resolve().parents[2]
+        spec = importlib.util.spec_from_file_location("worlds_choice", root / "scripts" / "worlds_choice.py")
+        probe = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(probe)
+        agent = "native(iterations=300,worlds=2,exploration=1.5,leaf=search,uniform=0.5):agent"
+        with tempfile.TemporaryDirectory() as tmp:
+            first, second = Path(tmp) / "first.json", Path(tmp) / "second.json"
+            self.assertEqual(probe.main(["--battles", "2", "--agent", agent, "--save", str(first)]), 0)
+            self.assertEqual(probe.main(["--battles", "2", "--agent", agent, "--save", str(second),
+                                         "--against", str(first)]), 0)
+            a, b = json.loads(first.read_text()), json.loads(second.read_text())
+        self.assertGreater(len(a["records"]), 10)
+        self.assertEqual(a["records"], b["records"])
+        self.assertEqual(probe.paired(b["records"], a["records"]),
+                         {"decisions": len(a["records"]), "agree": (0.0, 0.0), "regret": (0.0, 0.0)})
+        for r in a["records"]:
+            self.assertGreaterEqual(r["regret"], 0)
+            if r["drawn"] == r["told"]:
+                self.assertEqual(r["regret"], 0)
