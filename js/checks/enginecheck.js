@@ -128,6 +128,22 @@ export function engineGames({format, battles, seed, player = 'heuristic', explor
   return out;
 }
 
+/** The starts of `battles` gen 9 random battles (teams from the format's generator, one battle
+ * seed each drawn from `seed`), each as the engine's state at the first decision (the leads out,
+ * p1 as side one), for self-play inside the engine (`metapvp selfplay`). */
+export function engineStarts({format, battles, seed}) {
+  const prng = new PRNG(seed);
+  const states = [];
+  for (let b = 0; b < battles; b++) {
+    const match = new Match(`start-${b}`, {format, seed: nextSeed(prng)});
+    if (!match.views.p1.request || !match.views.p1.request.active) {
+      throw new Error(`engineStarts: battle ${b} of ${format} has no first move to choose (team preview?)`);
+    }
+    states.push(engineState(match.sim, 0));
+  }
+  return states;
+}
+
 /** The positions of recorded battles (head2head's kept logs: each its seed and its input log),
  * replayed in the simulator, for fitting the leaf value to the search's own games
  * (studies/leaf_value.py --logs): at each round where a side chooses a move, the true battle as

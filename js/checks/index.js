@@ -17,7 +17,7 @@ import {bestAction, valueScores, Halving} from '../src/rootchoice.js';
 import {feedClientOnly, replayEngine} from './clientonly.js';
 import {Match} from '../src/simulator.js';
 import {gameOf} from '../src/games/index.js';
-import {engineStates, engineTurns, engineGames, engineReplays} from './enginecheck.js';
+import {engineStates, engineTurns, engineGames, engineReplays, engineStarts} from './enginecheck.js';
 
 Object.assign(globalThis.metapvp, {
   checkMasks(options) { return JSON.stringify(checkMasks(options)); },
@@ -48,6 +48,7 @@ Object.assign(globalThis.metapvp, {
   engineTurns(options) { return JSON.stringify(engineTurns(options)); },
   engineGames(options) { return JSON.stringify(engineGames(options)); },
   engineReplays(options) { return JSON.stringify(engineReplays(options)); },
+  engineStarts(options) { return JSON.stringify(engineStarts(options)); },
   // the foe's likely answers the lookahead weighs at p1's first decision of a battle, beside the
   // rebuilt foe's move weights they come from
   lookaheadAnswers({format, seed}) {

@@ -9,6 +9,8 @@ same name in metapvp/exe/ (which keep working on their own: ./rp metapvp/exe/hea
     metapvp replay RUN_DIR --battle 0 [--thoughts]
     metapvp ship RUN_DIR --model MODEL --evals EVAL_DIR ...
     metapvp runs pool|compare|average ...
+    metapvp selfplay runs/selfplay/r1 --positions 2000000 [--resume]
+    metapvp fit-value expts/value/r1.yml runs/value/r1 [--resume]
     metapvp bench
 
 `metapvp SUBCOMMAND --help` says all of each. In a checkout, the command first brings the
@@ -32,6 +34,8 @@ COMMANDS = {
     "replay": ("replay", "a run's battles as Showdown replays, or pages of what the players thought"),
     "ship": ("ship_model", "ship a trained model with its card"),
     "fit-leaf": ("fit_leaf", "fit the native search's learned leaf value"),
+    "selfplay": ("selfplay", "self-play games inside the engine, written as a dataset"),
+    "fit-value": ("fit_value", "fit the value network over the engine's state to self-play games"),
     "bench": ("bench", "the full stack's speed beside the simulator alone"),
 }
 RUNS = {

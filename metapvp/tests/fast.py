@@ -21,6 +21,7 @@ FAST = [
     "metapvp.tests.test_docs",
     "metapvp.tests.test_challenges",
     "metapvp.tests.test_cli",
+    "metapvp.tests.test_selfplay",
     "metapvp.tests.test_contract",
     "metapvp.tests.test_bad_input",
     "metapvp.tests.test_failures",

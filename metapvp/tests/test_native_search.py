@@ -253,7 +253,7 @@ class NativeSearchTest(unittest.TestCase):
         proc = subprocess.run(["cargo", "test", "--release", "--no-default-features", "--features", "studies",
                                "--quiet"], cwd=ROOT / "search-rs", capture_output=True, text=True, timeout=900)
         self.assertEqual(proc.returncode, 0, proc.stdout[-3000:] + proc.stderr[-3000:])
-        self.assertIn("test result: ok. 29 passed", proc.stdout)
+        self.assertIn("test result: ok. 34 passed", proc.stdout)
 
     def test_the_learned_leaf_value_is_read_checked_and_searched_with(self):
         """The shipped learned value's weights match the features the module computes (one per
@@ -398,7 +398,7 @@ class NativeSearchTest(unittest.TestCase):
         self.assertIn(game["winner"], (0.0, 1.0))
         self.assertEqual(self.m.self_play(self.state, 200, seed=5), game)
         self.assertEqual(self.m.self_play(self.state, 200, seed=5, max_turns=3),
-                         {"states": game["states"][:3], "winner": None})
+                         {"states": game["states"][:3], "visits": game["visits"][:3], "winner": None})
         with self.assertRaisesRegex(ValueError, "not a poke-engine state"):
             self.m.self_play("nonsense", 100)
         with self.assertRaisesRegex(ValueError, "iterations above 0"):

@@ -72,11 +72,13 @@ class ConfigError(ValueError):
     """An experiment file or override that is malformed or names an unknown key."""
 
 
-def load_expt(path, overrides: list[str] = ()) -> dict:
-    cfg = copy.deepcopy(DEFAULTS)
+def load_expt(path, overrides: list[str] = (), defaults: dict = DEFAULTS, validate=None) -> dict:
+    """An experiment file read over `defaults` (training's, or another command's: `metapvp
+    fit-value`), checked by `validate` (training's checks where none is given)."""
+    cfg = copy.deepcopy(defaults)
     _merge(cfg, _read(Path(path), ()), str(path))
     _merge(cfg, parse_overrides(overrides), "the command line")
-    _validate(cfg)
+    (validate or _validate)(cfg)
     return cfg
 
 

@@ -315,7 +315,12 @@ def judged_search(x: np.ndarray, t: np.ndarray, y: np.ndarray, w: np.ndarray, hi
 
 
 def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray, hidden=None) -> dict:
-    p = np.clip(1 / (1 + np.exp(-(x @ w + hidden_logit(x, hidden)))), 1e-6, 1 - 1e-6)
+    return scored(x @ w + hidden_logit(x, hidden), y)
+
+
+def scored(logit: np.ndarray, y: np.ndarray) -> dict:
+    """Win chances (as log-odds) judged against outcomes y: log-loss, Brier score, accuracy."""
+    p = np.clip(1 / (1 + np.exp(-logit)), 1e-6, 1 - 1e-6)
     return {"log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
             "brier": float(np.mean((p - y) ** 2)), "accuracy": float(np.mean((p > 0.5) == (y > 0.5)))}
 

@@ -9,7 +9,7 @@ use poke_engine::mcts::perform_mcts;
 use poke_engine::state::State;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
+use pyo3::types::{PyBytes, PyDict};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::Duration;
 
@@ -108,16 +108,19 @@ fn search<'py>(
 
 #[cfg(feature = "studies")]
 /// self_play(state, iterations, seed=0, leaf=None, leaf_relative=False, leaf_hidden=None,
-/// max_turns=200, foe=False, foe_iterations=None, foe_leaf=None, foe_leaf_relative=False,
-/// foe_leaf_hidden=None) -> {states, winner}: the game search() plays on from `state` for both
-/// sides (selfplay.rs: no prior, each side its most visited option, `iterations` a decision),
-/// with the GIL released: the state at each decision, and 1.0 where side one won, 0.0 where
-/// side two did, None where `max_turns` decisions ran out first. With `foe`, side two chooses
-/// by its own search: `foe_iterations` (else `iterations`) and the `foe_leaf` model (None: the
-/// engine's evaluation), a match of two settings.
+/// max_turns=200, sample_turns=0, foe=False, foe_iterations=None, foe_leaf=None,
+/// foe_leaf_relative=False, foe_leaf_hidden=None) -> {states, visits, winner}: the game search()
+/// plays on from `state` for both sides (selfplay.rs: no prior, each side its most visited
+/// option, drawn by its visits in the first `sample_turns` decisions, `iterations` a decision),
+/// with the GIL released: the state at each decision, each decision's [s1, s2] as {options,
+/// visits}, and 1.0 where side one won, 0.0 where side two did, None where `max_turns`
+/// decisions ran out first. With `foe`, side two chooses by its own search: `foe_iterations`
+/// (else `iterations`) and the `foe_leaf` model (None: the engine's evaluation), a match of two
+/// settings.
 #[pyfunction]
 #[pyo3(signature = (state, iterations, seed=0, leaf=None, leaf_relative=false, leaf_hidden=None, max_turns=200,
-                    foe=false, foe_iterations=None, foe_leaf=None, foe_leaf_relative=false, foe_leaf_hidden=None))]
+                    sample_turns=0, foe=false, foe_iterations=None, foe_leaf=None, foe_leaf_relative=false,
+                    foe_leaf_hidden=None))]
 #[allow(clippy::too_many_arguments)]
 fn self_play<'py>(
     py: Python<'py>,
@@ -128,6 +131,7 @@ fn self_play<'py>(
     leaf_relative: bool,
     leaf_hidden: Option<Hidden>,
     max_turns: u32,
+    sample_turns: u32,
     foe: bool,
     foe_iterations: Option<u32>,
     foe_leaf: Option<Vec<f32>>,
@@ -152,13 +156,54 @@ fn self_play<'py>(
     };
     let mut s = state_of(state)?;
     let game = py
-        .allow_threads(|| unpanicked(|| crate::selfplay::play(&mut s, &settings, foe.as_ref(), max_turns)))
+        .allow_threads(|| {
+            let plan = crate::selfplay::Plan { settings: &settings, foe: foe.as_ref(), max_turns, sample_turns };
+            unpanicked(|| crate::selfplay::play(&mut s, &plan))
+        })
         .map_err(|why| failed("a game played on", state, why))?
         .map_err(PyValueError::new_err)?;
     let d = PyDict::new(py);
     d.set_item("states", game.states)?;
+    let sides = |v: &[crate::selfplay::Visits; 2]| -> PyResult<Vec<Bound<'py, PyDict>>> {
+        v.iter()
+            .map(|side| {
+                let s = PyDict::new(py);
+                s.set_item("options", &side.options)?;
+                s.set_item("visits", &side.visits)?;
+                Ok(s)
+            })
+            .collect()
+    };
+    d.set_item("visits", game.visits.iter().map(sides).collect::<PyResult<Vec<_>>>()?)?;
     d.set_item("winner", game.winner)?;
     Ok(d)
+}
+
+/// encode(states) -> (ints, floats, layout): the value network's reading of each state
+/// (encoding.rs), as little-endian int32 and float32 bytes, `len(states)` rows of INTS and of
+/// FLOATS (numpy.frombuffer reads them), with the layout's sizes by name. A state the engine
+/// cannot read is a ValueError naming it and its place.
+#[pyfunction]
+fn encode<'py>(
+    py: Python<'py>,
+    states: Vec<String>,
+) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyDict>)> {
+    use crate::encoding::{FLOATS, INTS};
+    let (mut ints, mut floats) = (vec![0i32; states.len() * INTS], vec![0f32; states.len() * FLOATS]);
+    for (k, text) in states.iter().enumerate() {
+        let state = state_of(text).map_err(|e| PyValueError::new_err(format!("state {k}: {}", e.value(py))))?;
+        crate::encoding::encode(&state, &mut ints[k * INTS..(k + 1) * INTS], &mut floats[k * FLOATS..(k + 1) * FLOATS]);
+    }
+    let bytes = |v: Vec<u8>| PyBytes::new(py, &v);
+    let layout = PyDict::new(py);
+    for (name, size) in crate::encoding::layout() {
+        layout.set_item(name, size)?;
+    }
+    Ok((
+        bytes(ints.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        bytes(floats.iter().flat_map(|x| x.to_le_bytes()).collect()),
+        layout,
+    ))
 }
 
 /// features(state) -> the learned leaf value's features of `state` (features.rs), side one's
@@ -281,5 +326,6 @@ fn metapvp_search(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(leaf_logit, m)?)?;
     #[cfg(feature = "studies")]
     m.add_function(wrap_pyfunction!(self_play, m)?)?;
+    m.add_function(wrap_pyfunction!(encode, m)?)?;
     Ok(())
 }

@@ -5,6 +5,7 @@
 pub mod chance;
 pub mod corrections;
 pub mod duct;
+pub mod encoding;
 pub mod example;
 pub mod features;
 pub mod names;

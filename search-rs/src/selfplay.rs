@@ -1,36 +1,59 @@
 //! A battle played on to its end inside the engine, the search choosing for both sides: from a
 //! position (a state both sides know whole), each turn one search (duct.rs) and each side plays
-//! its most visited option; chance is drawn from the engine's branches as the tree draws it. Every
-//! decision's state is kept, so that each can be labelled by how the search's own game ended: the
-//! target AlphaZero gives its value (`metapvp fit-leaf --target games`). Thousands of such
-//! games take minutes here, where the simulator's take hours.
+//! its most visited option (in a game's first `sample_turns` decisions, one drawn by its visits,
+//! for games that part early); chance is drawn from the engine's branches as the tree draws it.
+//! Every decision's state and both sides' visits are kept, so that each can be labelled by how
+//! the search's own game ended, the targets AlphaZero gives its value and its policy
+//! (`metapvp selfplay`, `metapvp fit-leaf --target games`). Thousands of such games take minutes
+//! here, where the simulator's take hours.
 
 use crate::chance::draw_by;
 use crate::corrections;
-use crate::duct::{search, Settings};
+use crate::duct::{search, Settings, SideResult};
 use poke_engine::engine::state::MoveChoice;
-use poke_engine::state::State;
+use poke_engine::state::{Side, State};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
 /// A game the search played: the state at each of its decisions (serialised, the first the one it
-/// began from) and its winner: 1.0 side one, 0.0 side two, None where `max_turns` ran out first.
+/// began from), each decision's options and their visits per side (as the engine names them for
+/// that state), and its winner: 1.0 side one, 0.0 side two, None where `max_turns` ran out first.
 #[derive(Clone, Debug)]
 pub struct Game {
     pub states: Vec<String>,
+    pub visits: Vec<[Visits; 2]>,
     pub winner: Option<f32>,
 }
 
-/// The game the search plays from `state` (left as it was found) with `settings` (no prior; its
-/// seed varied by turn), at most `max_turns` decisions. With `foe`, side two chooses by a search
-/// of its own with those settings (the same seed), side one by `settings`': two players, for
+/// One side's options at a decision and the search's visits to each.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Visits {
+    pub options: Vec<String>,
+    pub visits: Vec<u32>,
+}
+
+/// How the search plays its games: `settings` for side one (and for side two without `foe`, a
+/// search of its own for side two with it), at most `max_turns` decisions, the first
+/// `sample_turns` of them played by drawing each side's option in proportion to its visits.
+#[derive(Clone, Debug)]
+pub struct Plan<'a> {
+    pub settings: &'a Settings,
+    pub foe: Option<&'a Settings>,
+    pub max_turns: u32,
+    pub sample_turns: u32,
+}
+
+/// The game the search plays from `state` (left as it was found) as `plan` says (no prior; the
+/// seed of `plan.settings` varied by turn). With `plan.foe`, side two chooses by a search of its
+/// own with those settings (the same seed), side one by `plan.settings`': two players, for
 /// matches inside the engine.
-pub fn play(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_turns: u32) -> Result<Game, String> {
+pub fn play(state: &mut State, plan: &Plan) -> Result<Game, String> {
+    let (settings, foe) = (plan.settings, plan.foe);
     let mut rng = StdRng::seed_from_u64(settings.seed ^ 0x5e1f);
     let mut played = Vec::new();
-    let mut states = Vec::new();
+    let (mut states, mut visits) = (Vec::new(), Vec::new());
     let mut winner = None;
-    for turn in 0..max_turns {
+    for turn in 0..plan.max_turns {
         let over = state.battle_is_over();
         if over != 0.0 {
             winner = Some(if over > 0.0 { 1.0 } else { 0.0 });
@@ -39,14 +62,14 @@ pub fn play(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_
         states.push(state.serialize());
         let seed = settings.seed.wrapping_add(turn as u64);
         let r = search(state, &Settings { seed, ..settings.clone() }, None)?;
-        let m1 = most_visited(&r.sides[0].options, &r.sides[0].visits);
-        let m2 = match foe {
-            None => most_visited(&r.sides[1].options, &r.sides[1].visits),
-            Some(f) => {
-                let r2 = search(state, &Settings { seed, ..f.clone() }, None)?;
-                most_visited(&r2.sides[1].options, &r2.sides[1].visits)
-            }
+        let two = match foe {
+            None => r.sides[1].clone(),
+            Some(f) => search(state, &Settings { seed, ..f.clone() }, None)?.sides[1].clone(),
         };
+        let sampled = turn < plan.sample_turns;
+        let m1 = chosen(&r.sides[0], sampled, &mut rng);
+        let m2 = chosen(&two, sampled, &mut rng);
+        visits.push([named(&r.sides[0], &state.side_one), named(&two, &state.side_two)]);
         let mut outcomes = corrections::turn(state, &m1, &m2, false);
         if outcomes.is_empty() {
             return Err(format!("the engine gave no outcome of {m1:?} against {m2:?}"));
@@ -64,18 +87,29 @@ pub fn play(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_
     for p in played.iter().rev() {
         state.reverse_instructions(&p.instruction_list);
     }
-    Ok(Game { states, winner })
+    Ok(Game { states, visits, winner })
 }
 
-/// The option with the most visits (the first of equals); MoveChoice::None where there is none.
-fn most_visited(options: &[MoveChoice], visits: &[u32]) -> MoveChoice {
-    let mut best: Option<(u32, MoveChoice)> = None;
-    for (o, &v) in options.iter().zip(visits) {
-        if best.is_none_or(|(b, _)| v > b) {
-            best = Some((v, *o));
+/// A side's option: its most visited (the first of equals), or with `sampled` one drawn in
+/// proportion to the visits; MoveChoice::None where there is none.
+fn chosen(side: &SideResult, sampled: bool, rng: &mut StdRng) -> MoveChoice {
+    if side.options.is_empty() {
+        return MoveChoice::None;
+    }
+    if sampled {
+        return side.options[draw_by(&side.visits, |&v| v as f32, rng)];
+    }
+    let mut best = 0;
+    for (k, &v) in side.visits.iter().enumerate() {
+        if v > side.visits[best] {
+            best = k;
         }
     }
-    best.map_or(MoveChoice::None, |(_, o)| o)
+    side.options[best]
+}
+
+fn named(result: &SideResult, side: &Side) -> Visits {
+    Visits { options: result.options.iter().map(|m| m.to_string(side)).collect(), visits: result.visits.clone() }
 }
 
 #[cfg(test)]
@@ -83,11 +117,15 @@ mod tests {
     use super::*;
     use crate::example::example_state;
 
+    fn played(state: &mut State, settings: &Settings, foe: Option<&Settings>, max_turns: u32) -> Result<Game, String> {
+        play(state, &Plan { settings, foe, max_turns, sample_turns: 0 })
+    }
+
     #[test]
     fn a_game_is_played_to_its_end_from_the_state_it_leaves_as_found() {
         let mut state = example_state();
         let before = state.serialize();
-        let game = play(&mut state, &Settings::budget(300, 1), None, 300).unwrap();
+        let game = played(&mut state, &Settings::budget(300, 1), None, 300).unwrap();
         assert_eq!(state.serialize(), before);
         assert_eq!(game.states[0], before);
         assert!(game.states.len() > 3, "a six-a-side battle over in {} decisions", game.states.len());
@@ -101,8 +139,8 @@ mod tests {
     #[test]
     fn a_foe_with_the_same_settings_plays_the_same_game() {
         let mut state = example_state();
-        let alone = play(&mut state, &Settings::budget(200, 4), None, 300).unwrap();
-        let matched = play(&mut state, &Settings::budget(200, 4), Some(&Settings::budget(200, 4)), 300).unwrap();
+        let alone = played(&mut state, &Settings::budget(200, 4), None, 300).unwrap();
+        let matched = played(&mut state, &Settings::budget(200, 4), Some(&Settings::budget(200, 4)), 300).unwrap();
         assert_eq!(alone.states, matched.states);
         assert_eq!(alone.winner, matched.winner);
     }
@@ -115,11 +153,11 @@ mod tests {
         for seed in 0..6 {
             let mut state = example_state();
             let g =
-                play(&mut state, &Settings { seed, ..weak.clone() }, Some(&Settings { seed, ..strong.clone() }), 300)
+                played(&mut state, &Settings { seed, ..weak.clone() }, Some(&Settings { seed, ..strong.clone() }), 300)
                     .unwrap();
             strong_won += (g.winner == Some(0.0)) as u32;
             let g =
-                play(&mut state, &Settings { seed, ..strong.clone() }, Some(&Settings { seed, ..weak.clone() }), 300)
+                played(&mut state, &Settings { seed, ..strong.clone() }, Some(&Settings { seed, ..weak.clone() }), 300)
                     .unwrap();
             strong_won += (g.winner == Some(1.0)) as u32;
         }
@@ -135,7 +173,7 @@ mod tests {
             for p in weak.pokemon.pkmn.iter_mut() {
                 p.hp = 1;
             }
-            let game = play(&mut state, &Settings::budget(300, 2), None, 300).unwrap();
+            let game = played(&mut state, &Settings::budget(300, 2), None, 300).unwrap();
             assert_eq!(game.winner, Some(if weak_side_one { 0.0 } else { 1.0 }), "side one weak: {weak_side_one}");
         }
     }
@@ -143,13 +181,43 @@ mod tests {
     #[test]
     fn a_game_is_the_same_for_the_same_seed_and_stops_at_its_turns() {
         let mut state = example_state();
-        let a = play(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
-        let b = play(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
+        let a = played(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
+        let b = played(&mut state, &Settings::budget(200, 7), None, 300).unwrap();
         assert_eq!(a.states, b.states);
         assert_eq!(a.winner, b.winner);
-        let short = play(&mut state, &Settings::budget(200, 7), None, 2).unwrap();
+        let short = played(&mut state, &Settings::budget(200, 7), None, 2).unwrap();
         assert_eq!(short.states.len(), 2);
         assert_eq!(short.winner, None);
         assert_eq!(short.states[..], a.states[..2]);
+    }
+
+    #[test]
+    fn each_decision_keeps_both_sides_options_and_their_visits() {
+        let mut state = example_state();
+        let game = played(&mut state, &Settings::budget(400, 3), None, 300).unwrap();
+        assert_eq!(game.visits.len(), game.states.len());
+        for (text, [one, two]) in game.states.iter().zip(&game.visits) {
+            let s = State::deserialize(text);
+            let (o1, o2) = s.root_get_all_options();
+            let names = |os: &[MoveChoice], side: &Side| os.iter().map(|m| m.to_string(side)).collect::<Vec<_>>();
+            assert_eq!(one.options, names(&o1, &s.side_one));
+            assert_eq!(two.options, names(&o2, &s.side_two));
+            assert_eq!((one.visits.len(), two.visits.len()), (one.options.len(), two.options.len()));
+            assert_eq!(one.visits.iter().sum::<u32>(), 400, "side one's visits are the search's iterations");
+        }
+    }
+
+    #[test]
+    fn sampled_turns_part_games_and_the_same_seed_samples_alike() {
+        let mut state = example_state();
+        let mut parted = 0;
+        for seed in 0..4 {
+            let settings = Settings::budget(200, seed);
+            let plan = |sample_turns| Plan { settings: &settings, foe: None, max_turns: 300, sample_turns };
+            let (greedy, sampled) = (play(&mut state, &plan(0)).unwrap(), play(&mut state, &plan(6)).unwrap());
+            parted += (greedy.states != sampled.states) as u32;
+            assert_eq!(play(&mut state, &plan(6)).unwrap().states, sampled.states, "seed {seed} sampled twice");
+        }
+        assert!(parted > 0, "six sampled decisions, and every game the greedy one");
     }
 }
