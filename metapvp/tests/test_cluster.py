@@ -165,6 +165,18 @@ class RayClusterTest(unittest.TestCase):
         self.assertEqual({k: on_ray[k] for k in same}, {k: local[k] for k in same})
         self.assertEqual((on_ray["matches"], on_ray["lost_workers"]), (16, 0))
 
+    def test_selfplay_on_the_cluster_writes_the_local_runs_shards(self):
+        """`metapvp selfplay --ray`: each shard a task on one CPU of the cluster, the shards the
+        same games as a local run's (each game seeded by its number), written whole."""
+        from metapvp.value.selfplay import SelfPlay, finished_shards, read_shard, run, shard_path
+        plan = SelfPlay(seed=6, iterations=40, sample_turns=2, games_per_shard=2)
+        with tempfile.TemporaryDirectory() as d:
+            local = run(Path(d) / "local", plan, positions=1, threads=2)
+            on_ray = run(Path(d) / "ray", plan, positions=local["positions"] + 1, ray=self.cluster.address)
+            self.assertGreaterEqual(on_ray["shards"], 2)
+            self.assertEqual(finished_shards(Path(d) / "ray"), list(range(on_ray["shards"])))
+            self.assertEqual(read_shard(shard_path(Path(d) / "ray", 0)), read_shard(shard_path(Path(d) / "local", 0)))
+
     def test_head2head_with_a_lost_actor_gives_the_local_runs_results(self):
         """An actor killed mid-share is replaced and plays the rest of its share, its players
         seeded as the lost one's: with players that choose without chance, every battle is the

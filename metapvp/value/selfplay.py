@@ -183,7 +183,8 @@ def run(outdir: Path, plan: SelfPlay, positions: int, threads: int = 2, ray: str
 
 def _on_ray(plan: SelfPlay, address: str, todo, wanted, record):
     """Shards as Ray tasks on one CPU each, as many in flight as the cluster has CPUs, recorded
-    as each finishes until `wanted()` is false (a task Ray loses is retried by Ray)."""
+    as each finishes; once `wanted()` is false no more start, and those in flight are still
+    written (no shard is left a gap). A task Ray loses is retried by Ray."""
     import ray
 
     from metapvp.cluster import connect
@@ -198,9 +199,7 @@ def _on_ray(plan: SelfPlay, address: str, todo, wanted, record):
                 flight[task.remote(plan, k, 1)] = (k, time.perf_counter())
             ready, _ = ray.wait(list(flight), num_returns=1)
             k, t0 = flight.pop(ready[0])
-            record(k, ray.get(ready[0]), time.perf_counter() - t0)
-            if not wanted():   # enough: what is still in flight is not waited for
-                break
+            record(k, ray.get(ready[0]), time.perf_counter() - t0)   # with enough, the rest in flight still counts
     finally:
         for ref in flight:
             ray.cancel(ref, force=True)
