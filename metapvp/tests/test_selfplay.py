@@ -24,6 +24,7 @@ from metapvp.exe import fit_value as fit_value_cli
 from metapvp.exe import selfplay as selfplay_cli
 from metapvp.training.config import ConfigError
 from metapvp.value.dataset import encoded, layout
+from metapvp.value.export import load as load_exported
 from metapvp.value.fit import load_config
 from metapvp.value.fit import run as fit_run
 from metapvp.value.network import EngineValue
@@ -164,6 +165,8 @@ class ValueFitTest(unittest.TestCase):
         cls.expt = Path(cls.tmp.name) / "value.yml"
         cls.expt.write_text(f"data: [{cls.games}]\nheld_out_every: 3\nbatch: 32\nepochs: 6\nlog_every: 2\n"
                             "network: {width: 16, species: 8, small: 8}\n")
+        cls.fit = Path(cls.tmp.name) / "fit"
+        cls.first = fit_run(load_config(cls.expt, ["--epochs", "3"]), cls.fit)
 
     @classmethod
     def tearDownClass(cls):
@@ -187,9 +190,7 @@ class ValueFitTest(unittest.TestCase):
         np.testing.assert_array_equal(f_floats, s_floats[:5])
 
     def test_a_fit_learns_its_games_resumes_and_is_judged_beside_todays_values(self):
-        out = Path(self.tmp.name) / "fit"
-        cfg = load_config(self.expt, ["--epochs", "3"])
-        first = fit_run(cfg, out)
+        out, first, cfg = self.fit, self.first, load_config(self.expt, ["--epochs", "3"])
         self.assertEqual(first["epochs"], 3)
         for name in ("network", "linear", "engine_eval"):
             self.assertTrue(0 < first[name]["log_loss"] < 5, (name, first[name]))
@@ -204,6 +205,37 @@ class ValueFitTest(unittest.TestCase):
         saved = torch.load(out / "value.pt", weights_only=False)
         self.assertEqual(saved["layout"], layout())
         self.assertEqual(fit_value_cli.main([str(self.expt), str(out)]), 2)   # a fit there, no --resume
+
+    def test_the_crate_values_states_as_pytorch_does_and_the_search_reads_it(self):
+        """value.json (export.py) read by the crate (valuenet.rs): its forward pass gives
+        PyTorch's log-odds on the same states; a search valued by it runs, and differs from one
+        valued by the engine's evaluation; a file of another encoding, a missing file and a value
+        beside a leaf model are named."""
+        m, path = native(), str(self.fit / "value.json")
+        states = [s for g in read_shard(shard_path(self.games, 0)) for s in g["states"]][::3]
+        model, meta = load_exported(self.fit / "value.json")
+        ints, floats = encoded(states)
+        with torch.no_grad():
+            torch_logits = model(torch.from_numpy(ints.astype(np.int64)), torch.from_numpy(floats.copy())).numpy()
+        crate = np.array(m.value_logits(path, states))
+        self.assertGreater(np.abs(torch_logits).max(), 0.01)
+        np.testing.assert_allclose(crate, torch_logits, atol=2e-4)
+        valued = m.search(states[0], iterations=300, seed=2, value=path)
+        self.assertEqual(sum(valued["s1"]["visits"]), 300)
+        self.assertNotEqual(valued["s1"]["values"], m.search(states[0], iterations=300, seed=2)["s1"]["values"])
+        game = m.self_play(states[0], 40, seed=1, value=path, max_turns=3)
+        self.assertEqual(len(game["states"]), 3)
+        other = json.loads((self.fit / "value.json").read_text())
+        other["layout"]["species"] += 1
+        wrong = self.fit / "other.json"
+        wrong.write_text(json.dumps(other))
+        with self.assertRaisesRegex(ValueError, "other.json: written for another encoding: its species is 1456"):
+            m.value_logits(str(wrong), states[:1])
+        with self.assertRaisesRegex(ValueError, "value network /nonexistent.json"):
+            m.search(states[0], iterations=10, value="/nonexistent.json")
+        with self.assertRaisesRegex(ValueError, "a leaf model or by a value network, not both"):
+            m.search(states[0], iterations=10, value=path, leaf=[0.0] * len(m.feature_names()))
+        self.assertEqual(meta["layout"], layout())
 
     def test_every_value_experiment_file_loads_and_a_bad_one_is_named(self):
         files = sorted((ROOT / "expts" / "value").glob("*.yml"))

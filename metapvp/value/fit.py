@@ -7,7 +7,8 @@ refitted). Every `held_out_every`-th game (by its number) is held out.
 
 The run directory gets checkpoint.pt after every epoch (--resume goes on from it), metrics.csv
 and tb/ (the training loss as it goes, the held-out figures each epoch), value.pt (the network
-with its layout, what the crate's export reads) and result.json: the held-out log-loss, Brier
+with its layout, for PyTorch), value.json (the same for the crate: export.py, the search's
+`value=`) and result.json: the held-out log-loss, Brier
 score and accuracy of each value, also the last line of stdout."""
 from __future__ import annotations
 
@@ -92,6 +93,7 @@ def run(cfg: dict, outdir: Path, resume: bool = False) -> dict:
 
     from metapvp.training.metrics import Metrics
     from metapvp.value.dataset import layout, load
+    from metapvp.value.export import export
     from metapvp.value.network import EngineValue
     outdir = Path(outdir)
     checkpoint = outdir / "checkpoint.pt"
@@ -146,6 +148,7 @@ def run(cfg: dict, outdir: Path, resume: bool = False) -> dict:
     finally:
         metrics.close()
     torch.save({"model": model.state_dict(), "layout": lay, "network": cfg["network"]}, outdir / "value.pt")
+    export(model, lay, cfg["network"], outdir / "value.json")
     result = {"positions": int(len(data["y"])), "games": int(len(np.unique(data["game"]))),
               "held_out_positions": int(len(held_idx)), "epochs": epoch,
               "network": evaluate(model, data, held_idx), **baselines(data, train_idx, held_idx)}

@@ -12,8 +12,8 @@ import torch
 from torch import nn
 
 # encoding.rs: per Pokémon, ids: species, item, ability, type one, type two, Tera type, status,
-# four moves; numbers: 13 of its own, then four moves' PP and four moves' disabled flags
-OWN_NUMBERS = 13
+# four moves; numbers: its own (layout's pokemon_own_floats), then four moves' PP and four moves'
+# disabled flags
 MOVES = 4
 
 
@@ -29,7 +29,8 @@ class EngineValue(nn.Module):
         self.statuses = nn.Embedding(layout["statuses"], small // 4)
         self.moves = nn.Embedding(layout["moves"], small)
         self.move = nn.Sequential(nn.Linear(small + 2, small), nn.ReLU())
-        pokemon_in = species + 2 * small + 3 * (small // 2) + small // 4 + small + OWN_NUMBERS
+        self.own = layout["pokemon_own_floats"]
+        pokemon_in = species + 2 * small + 3 * (small // 2) + small // 4 + small + self.own
         self.pokemon = nn.Sequential(nn.Linear(pokemon_in, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU())
         self.side = nn.Sequential(nn.Linear(2 * width + layout["side_floats"], width), nn.ReLU())
         self.head = nn.Sequential(nn.Linear(2 * width + layout["field_floats"], width), nn.ReLU(),
@@ -47,12 +48,13 @@ class EngineValue(nn.Module):
     def encode_pokemon(self, ids: torch.Tensor, numbers: torch.Tensor) -> torch.Tensor:
         """[..., 11] ids and [..., 21] numbers -> [..., width]."""
         move_ids = ids[..., 7:7 + MOVES]
-        move_in = torch.cat([self.moves(move_ids), numbers[..., OWN_NUMBERS:OWN_NUMBERS + MOVES, None],
-                             numbers[..., OWN_NUMBERS + MOVES:OWN_NUMBERS + 2 * MOVES, None]], -1)
+        own = self.own
+        move_in = torch.cat([self.moves(move_ids), numbers[..., own:own + MOVES, None],
+                             numbers[..., own + MOVES:own + 2 * MOVES, None]], -1)
         moves = self.move(move_in).sum(-2)
         x = torch.cat([self.species(ids[..., 0]), self.items(ids[..., 1]), self.abilities(ids[..., 2]),
                        self.types(ids[..., 3:6]).flatten(-2), self.statuses(ids[..., 6]), moves,
-                       numbers[..., :OWN_NUMBERS]], -1)
+                       numbers[..., :own]], -1)
         return self.pokemon(x)
 
     def sides(self, ints: torch.Tensor, floats: torch.Tensor):

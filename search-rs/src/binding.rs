@@ -5,13 +5,17 @@
 
 use crate::duct::{search as run_search, SearchResult, Settings, SideResult};
 use crate::features::{features as state_features, LeafModel, NAMES};
+use crate::valuenet::ValueNet;
 use poke_engine::mcts::perform_mcts;
 use poke_engine::state::State;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyDict};
+use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
+use std::time::SystemTime;
 
 /// `f`'s result, or what it panicked with: poke-engine panics on what it cannot handle (an
 /// unreadable state, a counter out of its range), which must not take the process with it.
@@ -78,10 +82,11 @@ fn result_dict<'py>(py: Python<'py>, state: &State, r: &SearchResult) -> PyResul
 /// one's prior over its options, in their order; `leaf`: the learned leaf value's weights, one
 /// per feature_names() (None: the engine's evaluation); `leaf_relative`: the learned value of
 /// a leaf is its log-odds' lead over the root's; `leaf_hidden`: the learned value's hidden
-/// layer, (rows, out) as features.rs's LeafModel::with_hidden takes them.
+/// layer, (rows, out) as features.rs's LeafModel::with_hidden takes them; `value`: the path of an
+/// exported value network (valuenet.rs) valuing the leaves instead.
 #[pyfunction]
 #[pyo3(signature = (state, iterations=0, ms=0, seed=0, exploration=1.5, priors=None, leaf=None,
-                    leaf_relative=false, leaf_hidden=None))]
+                    leaf_relative=false, leaf_hidden=None, value=None))]
 #[allow(clippy::too_many_arguments)]
 fn search<'py>(
     py: Python<'py>,
@@ -94,9 +99,11 @@ fn search<'py>(
     leaf: Option<Vec<f32>>,
     leaf_relative: bool,
     leaf_hidden: Option<Hidden>,
+    value: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let leaf = leaf.map(|w| leaf_model(w, leaf_relative, leaf_hidden)).transpose()?;
     let settings = Settings::new(iterations, ms, exploration, seed, leaf).map_err(PyValueError::new_err)?;
+    let settings = with_value(settings, value)?;
     let mut s = state_of(state)?;
     // a panic of the engine deep in the tree is this decision's error, named with the state
     let r = py
@@ -116,11 +123,11 @@ fn search<'py>(
 /// visits}, and 1.0 where side one won, 0.0 where side two did, None where `max_turns`
 /// decisions ran out first. With `foe`, side two chooses by its own search: `foe_iterations`
 /// (else `iterations`) and the `foe_leaf` model (None: the engine's evaluation), a match of two
-/// settings.
+/// settings. `value`, `foe_value`: an exported value network's path valuing that side's leaves.
 #[pyfunction]
 #[pyo3(signature = (state, iterations, seed=0, leaf=None, leaf_relative=false, leaf_hidden=None, max_turns=200,
                     sample_turns=0, foe=false, foe_iterations=None, foe_leaf=None, foe_leaf_relative=false,
-                    foe_leaf_hidden=None))]
+                    foe_leaf_hidden=None, value=None, foe_value=None))]
 #[allow(clippy::too_many_arguments)]
 fn self_play<'py>(
     py: Python<'py>,
@@ -137,6 +144,8 @@ fn self_play<'py>(
     foe_leaf: Option<Vec<f32>>,
     foe_leaf_relative: bool,
     foe_leaf_hidden: Option<Hidden>,
+    value: Option<String>,
+    foe_value: Option<String>,
 ) -> PyResult<Bound<'py, PyDict>> {
     if iterations == 0 || foe_iterations == Some(0) {
         return Err(PyValueError::new_err("self_play needs iterations above 0"));
@@ -148,9 +157,10 @@ fn self_play<'py>(
                 ..Settings::budget(iterations, seed)
             })
         };
-    let settings = player(iterations, leaf, leaf_relative, leaf_hidden)?;
+    let settings = with_value(player(iterations, leaf, leaf_relative, leaf_hidden)?, value)?;
     let foe = if foe {
-        Some(player(foe_iterations.unwrap_or(iterations), foe_leaf, foe_leaf_relative, foe_leaf_hidden)?)
+        let f = player(foe_iterations.unwrap_or(iterations), foe_leaf, foe_leaf_relative, foe_leaf_hidden)?;
+        Some(with_value(f, foe_value)?)
     } else {
         None
     };
@@ -204,6 +214,52 @@ fn encode<'py>(
         bytes(floats.iter().flat_map(|x| x.to_le_bytes()).collect()),
         layout,
     ))
+}
+
+/// The value networks read so far, by path (each file read once a process, again when it changes).
+#[allow(clippy::type_complexity)]
+static NETS: Mutex<Option<HashMap<String, (Option<SystemTime>, Arc<ValueNet>)>>> = Mutex::new(None);
+
+/// The exported value network at `path`, read once and kept; a file that is missing or not a
+/// network of this crate's encoding is a ValueError naming it.
+fn value_net(path: &str) -> PyResult<Arc<ValueNet>> {
+    let changed = std::fs::metadata(path).and_then(|m| m.modified()).ok();
+    let mut nets = NETS.lock().unwrap_or_else(|e| e.into_inner());
+    let nets = nets.get_or_insert_with(HashMap::new);
+    if let Some((when, net)) = nets.get(path) {
+        if *when == changed {
+            return Ok(net.clone());
+        }
+    }
+    let text =
+        std::fs::read_to_string(path).map_err(|e| PyValueError::new_err(format!("value network {path}: {e}")))?;
+    let net =
+        Arc::new(ValueNet::from_json(&text).map_err(|e| PyValueError::new_err(format!("value network {path}: {e}")))?);
+    nets.insert(path.to_string(), (changed, net.clone()));
+    Ok(net)
+}
+
+fn with_value(settings: Settings, value: Option<String>) -> PyResult<Settings> {
+    match value {
+        None => Ok(settings),
+        Some(path) => settings.with_net(value_net(&path)?).map_err(PyValueError::new_err),
+    }
+}
+
+/// value_logits(path, states) -> side one's log-odds of winning in each state by the exported
+/// value network at `path` (valuenet.rs), the crate's forward pass: what the search's leaves are
+/// valued by, to hold against PyTorch's.
+#[pyfunction]
+fn value_logits(py: Python<'_>, path: &str, states: Vec<String>) -> PyResult<Vec<f32>> {
+    let net = value_net(path)?;
+    states
+        .iter()
+        .enumerate()
+        .map(|(k, text)| {
+            let state = state_of(text).map_err(|e| PyValueError::new_err(format!("state {k}: {}", e.value(py))))?;
+            Ok(net.logit(&state))
+        })
+        .collect()
 }
 
 /// features(state) -> the learned leaf value's features of `state` (features.rs), side one's
@@ -327,5 +383,6 @@ fn metapvp_search(m: &Bound<'_, PyModule>) -> PyResult<()> {
     #[cfg(feature = "studies")]
     m.add_function(wrap_pyfunction!(self_play, m)?)?;
     m.add_function(wrap_pyfunction!(encode, m)?)?;
+    m.add_function(wrap_pyfunction!(value_logits, m)?)?;
     Ok(())
 }

@@ -15,6 +15,7 @@
 use crate::chance::draw_by;
 use crate::corrections;
 use crate::features::LeafModel;
+use crate::valuenet::ValueNet;
 use poke_engine::engine::evaluate::evaluate;
 use poke_engine::engine::state::MoveChoice;
 use poke_engine::instruction::StateInstructions;
@@ -22,12 +23,13 @@ use poke_engine::state::State;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::time::Instant;
 
 /// How a search runs: a budget of `iterations` (0: the time budget `ms` instead), PUCT's
 /// `exploration` constant (where a prior guides), and the `seed` of its draws (an iteration
 /// budget with a seed gives the same search every time); `leaf`: the learned value of new nodes
-/// (None: the engine's evaluation). UCB1's constant is sqrt(2) wherever no prior guides (the
+/// (None: the engine's evaluation), or `net`: the value network (valuenet.rs) in its place. UCB1's constant is sqrt(2) wherever no prior guides (the
 /// textbook's, poke-engine's MCTS's). Other settings measured and not kept (UCB1's constant
 /// elsewhere, the prior below the root, the charge for Terastallization, play-outs past the
 /// leaves, stages weighed by HP, the root's equilibrium) are recorded in docs/lab/native-agent.md.
@@ -38,6 +40,7 @@ pub struct Settings {
     pub exploration: f32,
     pub seed: u64,
     pub leaf: Option<LeafModel>,
+    pub net: Option<Arc<ValueNet>>,
 }
 
 impl Settings {
@@ -57,13 +60,22 @@ impl Settings {
         if !(exploration > 0.0) {
             return Err(format!("exploration must be above 0, not {exploration}"));
         }
-        Ok(Settings { iterations, ms, exploration, seed, leaf })
+        Ok(Settings { iterations, ms, exploration, seed, leaf, net: None })
     }
 
     /// `iterations` a search with `seed`, the rest as search() takes them by default (the Python
     /// binding's): PUCT's 1.5 and the engine's evaluation.
     pub fn budget(iterations: u32, seed: u64) -> Settings {
-        Settings { iterations, ms: 0, exploration: 1.5, seed, leaf: None }
+        Settings { iterations, ms: 0, exploration: 1.5, seed, leaf: None, net: None }
+    }
+
+    /// These settings with the value network valuing new nodes; refused beside a learned leaf
+    /// model (one value a search).
+    pub fn with_net(self, net: Arc<ValueNet>) -> Result<Settings, String> {
+        if self.leaf.is_some() {
+            return Err("a search values its leaves by a leaf model or by a value network, not both".to_string());
+        }
+        Ok(Settings { net: Some(net), ..self })
     }
 }
 
@@ -141,9 +153,14 @@ fn grow(
     root.arms = Some([arms(s1, &p1), arms(s2, &p2)]);
     root.guided = root_priors.is_some();
     let mut nodes = vec![root];
-    let model = settings.leaf.as_ref();
+    let (model, net) = (settings.leaf.as_ref(), settings.net.as_deref());
     let root_eval = evaluate(state);
-    let leaf = Leaf { root_eval, root_logit: model.map_or(0.0, |m| m.baseline(state)), model };
+    let root_logit = match (model, net) {
+        (Some(m), _) => m.baseline(state),
+        (None, Some(n)) if n.relative => n.logit(state),
+        _ => 0.0,
+    };
+    let leaf = Leaf { root_eval, root_logit, model, net };
     let rules = Rules { leaf: &leaf, exploration: settings.exploration };
     let mut rng = StdRng::seed_from_u64(settings.seed);
     let started = Instant::now();
@@ -245,12 +262,13 @@ struct Rules<'a> {
     exploration: f32,
 }
 
-/// How new nodes are valued: the learned model where there is one (a relative one by its lead
-/// over `root_logit`), else the engine's evaluation less the root's.
+/// How new nodes are valued: the learned model or the value network where there is one (a
+/// relative one by its lead over `root_logit`), else the engine's evaluation less the root's.
 struct Leaf<'a> {
     root_eval: f32,
     root_logit: f32,
     model: Option<&'a LeafModel>,
+    net: Option<&'a ValueNet>,
 }
 
 /// The value of the position `state` is in, for side one: an ended battle's result, else the
@@ -263,6 +281,8 @@ fn value(state: &State, leaf: &Leaf) -> f32 {
         0.0
     } else if let Some(model) = leaf.model {
         model.value(state, leaf.root_logit)
+    } else if let Some(net) = leaf.net {
+        1.0 / (1.0 + (leaf.root_logit - net.logit(state)).exp())
     } else {
         1.0 / (1.0 + (-EVAL_SCALE * (evaluate(state) - leaf.root_eval)).exp())
     }

@@ -32,9 +32,10 @@ pub const VERSION: usize = 1;
 pub const SLOTS: usize = 6;
 /// Per Pokémon: species, item, ability, type one, type two, Tera type, status, four moves.
 pub const POKEMON_INTS: usize = 11;
-/// Per Pokémon: alive, HP share, max HP, level, five stats, Terastallized, Rest's and sleep's
-/// turns, weight, each move's PP and whether it is disabled.
-pub const POKEMON_FLOATS: usize = 21;
+/// Per Pokémon, of its own: alive, HP share, max HP, level, five stats, Terastallized, Rest's
+/// and sleep's turns, weight; then each of its four moves' PP, then whether each is disabled.
+pub const POKEMON_OWN_FLOATS: usize = 13;
+pub const POKEMON_FLOATS: usize = POKEMON_OWN_FLOATS + 2 * 4;
 /// Per side: seven stages, every volatile status, Substitute's HP, six counted volatiles, the
 /// side's conditions, Wish, Future Sight, five flags, whether it has used its Tera.
 pub const SIDE_FLOATS: usize = 7 + VOLATILES + 1 + 6 + SIDE_CONDITIONS + 2 + 1 + 5 + 1;
@@ -60,6 +61,7 @@ pub fn layout() -> Vec<(&'static str, usize)> {
         ("slots", SLOTS),
         ("pokemon_ints", POKEMON_INTS),
         ("pokemon_floats", POKEMON_FLOATS),
+        ("pokemon_own_floats", POKEMON_OWN_FLOATS),
         ("side_floats", SIDE_FLOATS),
         ("field_floats", FIELD_FLOATS),
     ]
@@ -121,8 +123,8 @@ fn pokemon_numbers(p: &Pokemon, out: &mut [f32]) {
     out[11] = p.sleep_turns as f32 / 3.0;
     out[12] = (1.0 + p.weight_kg.max(0.0)).ln() / 7.0;
     for (k, m) in moves(p).into_iter().enumerate() {
-        out[13 + k] = m.pp.max(0) as f32 / 32.0;
-        out[17 + k] = m.disabled as u8 as f32;
+        out[POKEMON_OWN_FLOATS + k] = m.pp.max(0) as f32 / 32.0;
+        out[POKEMON_OWN_FLOATS + 4 + k] = m.disabled as u8 as f32;
     }
 }
 

@@ -12,6 +12,7 @@ pub mod names;
 pub mod outcomes;
 #[cfg(feature = "studies")]
 pub mod selfplay;
+pub mod valuenet;
 
 #[cfg(feature = "python")]
 mod binding;

@@ -1,0 +1,228 @@
+//! The value network (metapvp/value/network.py) evaluated here, at the search's leaves: its
+//! weights read from the value.json `metapvp fit-value` writes (metapvp/value/export.py: the
+//! encoding's layout, the network's sizes, each tensor's shape and numbers), the forward pass the same arithmetic as
+//! PyTorch's on encoding.rs's reading of the state. Embeddings are rows looked up, every layer a
+//! matrix-vector product and ReLU: at batch one a plain loop over contiguous rows is as fast as
+//! anything here (docs/lab/engine-value.md measures it).
+
+use crate::encoding::{self, FLOATS, INTS, POKEMON_FLOATS, POKEMON_INTS, POKEMON_OWN_FLOATS, SIDE_FLOATS, SLOTS};
+use poke_engine::state::State;
+use serde_json::Value;
+
+const MOVES: usize = 4;
+
+/// An embedding: `rows` rows of `dim` numbers.
+#[derive(Clone, Debug)]
+struct Table {
+    dim: usize,
+    data: Vec<f32>,
+}
+
+impl Table {
+    fn row(&self, id: i32) -> &[f32] {
+        let at = id.max(0) as usize * self.dim;
+        &self.data[at..at + self.dim]
+    }
+}
+
+/// A linear layer: y = W x + b, W row-major [outputs][inputs].
+#[derive(Clone, Debug)]
+struct Linear {
+    inputs: usize,
+    weight: Vec<f32>,
+    bias: Vec<f32>,
+}
+
+impl Linear {
+    fn apply(&self, x: &[f32], relu: bool) -> Vec<f32> {
+        debug_assert_eq!(x.len(), self.inputs);
+        self.weight
+            .chunks_exact(self.inputs)
+            .zip(&self.bias)
+            .map(|(row, b)| {
+                let y = b + row.iter().zip(x).map(|(w, v)| w * v).sum::<f32>();
+                if relu {
+                    y.max(0.0)
+                } else {
+                    y
+                }
+            })
+            .collect()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct ValueNet {
+    species: Table,
+    items: Table,
+    abilities: Table,
+    types: Table,
+    statuses: Table,
+    moves: Table,
+    move_layer: Linear,
+    pokemon: [Linear; 2],
+    side: Linear,
+    head: [Linear; 2],
+    /// The search values a leaf by its lead over the root's log-odds, not by its own.
+    pub relative: bool,
+}
+
+impl ValueNet {
+    /// The network of an exported file's text; an error names what is missing or of the wrong
+    /// shape, and a file written for another encoding.
+    pub fn from_json(text: &str) -> Result<ValueNet, String> {
+        let file: Value = serde_json::from_str(text).map_err(|e| format!("not JSON: {e}"))?;
+        let layout = &file["layout"];
+        for (name, size) in encoding::layout() {
+            if layout[name].as_u64() != Some(size as u64) {
+                return Err(format!(
+                    "written for another encoding: its {name} is {}, this crate's {size} (export the network again)",
+                    layout[name]
+                ));
+            }
+        }
+        let tensors = &file["tensors"];
+        let tensor = |name: &str, rows: Option<usize>| -> Result<(Vec<usize>, Vec<f32>), String> {
+            let t = &tensors[name];
+            let shape: Vec<usize> = t["shape"]
+                .as_array()
+                .ok_or(format!("tensor {name} missing"))?
+                .iter()
+                .map(|d| d.as_u64().map(|d| d as usize).ok_or(format!("tensor {name}: a dimension is not a count")))
+                .collect::<Result<_, _>>()?;
+            let data: Vec<f32> = t["data"]
+                .as_array()
+                .ok_or(format!("tensor {name}: no data"))?
+                .iter()
+                .map(|v| v.as_f64().map(|v| v as f32).ok_or(format!("tensor {name}: a value is not a number")))
+                .collect::<Result<_, _>>()?;
+            if shape.iter().product::<usize>() != data.len() {
+                return Err(format!(
+                    "tensor {name}: shape {shape:?} holds {} numbers, not {}",
+                    shape.iter().product::<usize>(),
+                    data.len()
+                ));
+            }
+            if let Some(r) = rows {
+                if shape.first() != Some(&r) {
+                    return Err(format!("tensor {name}: {shape:?}, where the encoding has {r} rows"));
+                }
+            }
+            Ok((shape, data))
+        };
+        let table = |name: &str, rows: usize| -> Result<Table, String> {
+            let (shape, data) = tensor(&format!("{name}.weight"), Some(rows))?;
+            Ok(Table { dim: *shape.get(1).ok_or(format!("tensor {name}.weight is not a table"))?, data })
+        };
+        let linear = |name: &str, inputs: usize| -> Result<Linear, String> {
+            let (shape, weight) = tensor(&format!("{name}.weight"), None)?;
+            if shape.len() != 2 || shape[1] != inputs {
+                return Err(format!("tensor {name}.weight: {shape:?}, where {inputs} inputs come in"));
+            }
+            let (_, bias) = tensor(&format!("{name}.bias"), Some(shape[0]))?;
+            Ok(Linear { inputs, weight, bias })
+        };
+        let species = table("species", encoding::SPECIES)?;
+        let items = table("items", encoding::ITEMS)?;
+        let abilities = table("abilities", encoding::ABILITIES)?;
+        let types = table("types", encoding::TYPES)?;
+        let statuses = table("statuses", encoding::STATUSES)?;
+        let moves = table("moves", encoding::MOVES)?;
+        let move_layer = linear("move.0", moves.dim + 2)?;
+        let pokemon_in = species.dim
+            + items.dim
+            + abilities.dim
+            + 3 * types.dim
+            + statuses.dim
+            + move_layer.bias.len()
+            + POKEMON_OWN_FLOATS;
+        let first = linear("pokemon.0", pokemon_in)?;
+        let width = first.bias.len();
+        let second = linear("pokemon.2", width)?;
+        let side = linear("side.0", 2 * width + SIDE_FLOATS)?;
+        let head_first = linear("head.0", 2 * side.bias.len() + encoding::FIELD_FLOATS)?;
+        let head_out = linear("head.2", head_first.bias.len())?;
+        if head_out.bias.len() != 1 {
+            return Err(format!("tensor head.2: {} outputs, not one", head_out.bias.len()));
+        }
+        Ok(ValueNet {
+            species,
+            items,
+            abilities,
+            types,
+            statuses,
+            moves,
+            move_layer,
+            pokemon: [first, second],
+            side,
+            head: [head_first, head_out],
+            relative: file["relative"].as_bool().unwrap_or(false),
+        })
+    }
+
+    /// Side one's log-odds of winning from `state`.
+    pub fn logit(&self, state: &State) -> f32 {
+        let (mut ints, mut floats) = ([0i32; INTS], [0f32; FLOATS]);
+        encoding::encode(state, &mut ints, &mut floats);
+        self.logit_of(&ints, &floats)
+    }
+
+    /// The log-odds of an encoded state (encoding.rs's INTS and FLOATS).
+    pub fn logit_of(&self, ints: &[i32], floats: &[f32]) -> f32 {
+        let pokemon_floats = SLOTS * POKEMON_FLOATS;
+        let sides: Vec<Vec<f32>> = (0..2)
+            .map(|k| {
+                let code = |slot: usize| {
+                    let at = k * SLOTS + slot;
+                    self.pokemon_code(
+                        &ints[at * POKEMON_INTS..(at + 1) * POKEMON_INTS],
+                        &floats[at * POKEMON_FLOATS..(at + 1) * POKEMON_FLOATS],
+                    )
+                };
+                let mut x = code(0);
+                let mut bench = vec![0.0; x.len()];
+                for slot in 1..SLOTS {
+                    let alive = floats[(k * SLOTS + slot) * POKEMON_FLOATS];
+                    if alive != 0.0 {
+                        for (b, c) in bench.iter_mut().zip(code(slot)) {
+                            *b += c * alive;
+                        }
+                    }
+                }
+                x.extend(bench);
+                let at = 2 * pokemon_floats + k * SIDE_FLOATS;
+                x.extend_from_slice(&floats[at..at + SIDE_FLOATS]);
+                self.side.apply(&x, true)
+            })
+            .collect();
+        let field = &floats[2 * pokemon_floats + 2 * SIDE_FLOATS..];
+        let head = |a: &[f32], b: &[f32]| {
+            let x: Vec<f32> = a.iter().chain(b).chain(field).copied().collect();
+            self.head[1].apply(&self.head[0].apply(&x, true), false)[0]
+        };
+        head(&sides[0], &sides[1]) - head(&sides[1], &sides[0])
+    }
+
+    fn pokemon_code(&self, ids: &[i32], numbers: &[f32]) -> Vec<f32> {
+        let mut moves = vec![0.0; self.move_layer.bias.len()];
+        for k in 0..MOVES {
+            let mut x = self.moves.row(ids[7 + k]).to_vec();
+            x.push(numbers[POKEMON_OWN_FLOATS + k]);
+            x.push(numbers[POKEMON_OWN_FLOATS + MOVES + k]);
+            for (m, v) in moves.iter_mut().zip(self.move_layer.apply(&x, true)) {
+                *m += v;
+            }
+        }
+        let mut x = Vec::with_capacity(self.pokemon[0].inputs);
+        x.extend_from_slice(self.species.row(ids[0]));
+        x.extend_from_slice(self.items.row(ids[1]));
+        x.extend_from_slice(self.abilities.row(ids[2]));
+        for t in &ids[3..6] {
+            x.extend_from_slice(self.types.row(*t));
+        }
+        x.extend_from_slice(self.statuses.row(ids[6]));
+        x.extend(moves);
+        x.extend_from_slice(&numbers[..POKEMON_OWN_FLOATS]);
+        self.pokemon[1].apply(&self.pokemon[0].apply(&x, true), true)
+    }
+}
