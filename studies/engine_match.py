@@ -36,10 +36,10 @@ def leaf_args(leaf: str, prefix: str = "") -> dict:
     """self_play's arguments that value one side's leaves by `leaf` (as a native player's `leaf=`
     names it), their names prefixed with `prefix`."""
     try:
-        model = NativeConfig(leaf=leaf).leaf_model()
+        args = NativeConfig(leaf=leaf).leaf_args()
     except ValueError as e:   # neither a name nor a file this module reads
         raise SystemExit(f"leaf {leaf!r}: {e}") from None
-    return {prefix + k: v for k, v in model.search_args().items()} if model else {}
+    return {prefix + k: v for k, v in args.items()}
 
 
 def match(states: list[str], starts: list[int], a: str, b: str, iterations: int, b_iterations: int,

@@ -55,6 +55,20 @@ class LeafValue(NamedTuple):
         return {"leaf": self.weights, "leaf_relative": self.relative, "leaf_hidden": self.hidden}
 
 
+VALUE_NETWORK = "metapvp-engine-value"
+"""The `format` of a value network's file (the value.json `metapvp fit-value` writes)."""
+
+
+def is_value_network(path: Path) -> bool:
+    """Whether `path` holds a value network (for the search's `value=`) rather than a leaf model."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(200)
+    except OSError:
+        return False
+    return f'"format":"{VALUE_NETWORK}"'.encode() in head
+
+
 def leaf_model(path: Path = LEARNED_VALUE) -> LeafValue:
     """The learned leaf value written by `metapvp fit-leaf`. Its weights are read by feature
     name into feature_names()' order: a feature the model was fitted without weighs 0, so a model

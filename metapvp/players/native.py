@@ -21,7 +21,7 @@ from typing import ClassVar
 
 import numpy as np
 
-from metapvp.engine.native import LEARNED_VALUE, SEARCH_VALUE, LeafValue, leaf_model, native
+from metapvp.engine.native import LEARNED_VALUE, SEARCH_VALUE, is_value_network, leaf_model, native
 from metapvp.players.base import Decisions, GuidedPlayer, Player
 from metapvp.players.searchconfig import settings_from_dict
 
@@ -65,8 +65,8 @@ class NativeConfig:
     """How new nodes are valued: "engine" (poke-engine's evaluation, relative to the root's),
     "learned" (the shipped learned value, fitted to battles' outcomes: static/models/native-value.json),
     "search" (the shipped relative value, fitted to the search's own values of positions:
-    static/models/native-value-search.json) or a path to one (a .json file that
-    `metapvp fit-leaf` wrote)."""
+    static/models/native-value-search.json), a path to one (a .json file that
+    `metapvp fit-leaf` wrote), or a value network's (the value.json `metapvp fit-value` wrote)."""
     uniform: float = 0.0
     """The share of our prior at the root spread evenly over the options the player can choose,
     the rest the policy's: 0, the policy's alone; 1, uniform (as `mcts`, whose prior is uniform
@@ -120,12 +120,16 @@ class NativeConfig:
         return (f"native({budget},worlds={self.worlds},exploration={self.exploration:g},leaf={self.leaf}"
                 f"{owner}{uniform}{foe})")
 
-    def leaf_model(self) -> LeafValue | None:
-        """The learned leaf value (metapvp.engine.native.leaf_model); None for the engine's
-        evaluation."""
+    def leaf_args(self) -> dict:
+        """The search's arguments that value its leaves as `leaf` says: none for the engine's
+        evaluation, the value network's path for a file `metapvp fit-value` wrote (value.json),
+        else the learned leaf value's (metapvp.engine.native.leaf_model)."""
         if self.leaf == "engine":
-            return None
-        return leaf_model(SHIPPED_LEAVES.get(self.leaf, Path(self.leaf)))
+            return {}
+        path = SHIPPED_LEAVES.get(self.leaf, Path(self.leaf))
+        if is_value_network(path):
+            return {"value": str(path)}
+        return leaf_model(path).search_args()
 
 
 class NativeSearch:
@@ -135,7 +139,7 @@ class NativeSearch:
     def __init__(self, config: NativeConfig, seed: int | None):
         self.config = config
         self.module = native()
-        self.leaf, self.leaf_relative, self.leaf_hidden = config.leaf_model() or (None, False, None)
+        self.leaf_args = config.leaf_args()
         self.rng = np.random.default_rng(seed)
         self.pool = ThreadPoolExecutor(max_workers=config.worlds)
         self.searched = self.failed = 0
@@ -213,8 +217,7 @@ class NativeSearch:
         probabilities (None: uniform)."""
         c = self.config
         return self.module.search(state, iterations=c.iterations, ms=c.ms, seed=seed, exploration=c.exploration,
-                                  priors=root_prior(options, names, p, c.uniform), leaf=self.leaf,
-                                  leaf_relative=self.leaf_relative, leaf_hidden=self.leaf_hidden)
+                                  priors=root_prior(options, names, p, c.uniform), **self.leaf_args)
 
 
 def described(visits: np.ndarray, valued: np.ndarray, weighed: np.ndarray, foes: list | None) -> dict:

@@ -19,9 +19,12 @@ import numpy as np
 import torch
 
 from metapvp import ROOT
+from metapvp.arena import play
 from metapvp.engine.native import available, native
 from metapvp.exe import fit_value as fit_value_cli
 from metapvp.exe import selfplay as selfplay_cli
+from metapvp.players import make_player
+from metapvp.players.native import NativeConfig
 from metapvp.training.config import ConfigError
 from metapvp.value.dataset import encoded, layout
 from metapvp.value.export import load as load_exported
@@ -236,6 +239,12 @@ class ValueFitTest(unittest.TestCase):
         with self.assertRaisesRegex(ValueError, "a leaf model or by a value network, not both"):
             m.search(states[0], iterations=10, value=path, leaf=[0.0] * len(m.feature_names()))
         self.assertEqual(meta["layout"], layout())
+        # a native player's leaf= names the file, and plays a battle valuing its leaves by it
+        self.assertEqual(NativeConfig(leaf=path).leaf_args(), {"value": path})
+        [result] = list(play(make_player(f"mcts(iterations=200,worlds=1,leaf={path})"), make_player("random"),
+                             "gen9randombattle", range(1)))
+        self.assertEqual((result.error, result.invalid), (None, 0))
+        self.assertIn(result.winner, ("a", "b", "tie"))
 
     def test_every_value_experiment_file_loads_and_a_bad_one_is_named(self):
         files = sorted((ROOT / "expts" / "value").glob("*.yml"))

@@ -7,7 +7,7 @@ import json
 import os
 from pathlib import Path
 
-FORMAT = "metapvp-engine-value"
+from metapvp.engine.native import VALUE_NETWORK as FORMAT
 
 
 def export(model, layout: dict, network: dict, path: Path, relative: bool = False):
