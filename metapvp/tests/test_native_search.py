@@ -293,7 +293,7 @@ class NativeSearchTest(unittest.TestCase):
         with self.assertRaisesRegex(SpecError, "leaf is engine, learned, search or a .json file"):
             make_player("mcts(leaf=deep)")
         learned_player = make_player("mcts(iterations=1500,leaf=learned)")
-        self.assertEqual(learned_player.search.leaf, weights)
+        self.assertEqual(learned_player.search.leaf_args["leaf"], weights)
         names = {o: k for k, o in enumerate(self.m.options(self.state)[0])}
         self.assertNotEqual(learned_player.search._search(self.state, names, None, 4),
                             make_player("mcts(iterations=1500)").search._search(self.state, names, None, 4))
@@ -330,8 +330,8 @@ class NativeSearchTest(unittest.TestCase):
             fitted = written["weights"][names.index("engine_eval")]
             self.assertGreater(fitted, 0.3, "the search's values follow the engine's evaluation")
             player = make_player(f"mcts(iterations=500,leaf={model})")
-            self.assertTrue(player.search.leaf_relative)
-            self.assertEqual(player.search.leaf, written["weights"])
+            self.assertTrue(player.search.leaf_args["leaf_relative"])
+            self.assertEqual(player.search.leaf_args["leaf"], written["weights"])
             options = self.m.options(self.state)[0]
             searched = lambda relative: self.m.search(  # noqa: E731  as the player searches: a uniform prior
                 self.state, iterations=500, seed=4, priors=[1.0] * len(options), leaf=written["weights"],
@@ -340,8 +340,8 @@ class NativeSearchTest(unittest.TestCase):
             self.assertEqual(played, searched(True))
             self.assertNotEqual(played, searched(False))
             shipped = make_player("mcts(leaf=search)").search
-            self.assertTrue(shipped.leaf_relative, "the shipped value fitted to the search is relative")
-            self.assertEqual(shipped.leaf, leaf_model(SEARCH_VALUE)[0])
+            self.assertTrue(shipped.leaf_args["leaf_relative"], "the shipped value fitted to the search is relative")
+            self.assertEqual(shipped.leaf_args["leaf"], leaf_model(SEARCH_VALUE)[0])
             # the same fit without a feature (its cached positions): the model does without it
             dropped = Path(tmp) / "dropped.json"
             again = subprocess.run([sys.executable, "-m", "metapvp.exe.fit_leaf",
@@ -370,7 +370,7 @@ class NativeSearchTest(unittest.TestCase):
             self.assertAlmostEqual(self.m.leaf_logit(self.state, value.weights, value.hidden), expected, places=4)
             self.assertNotAlmostEqual(self.m.leaf_logit(self.state, value.weights), expected, places=4)
             player = make_player(f"mcts(iterations=500,leaf={deep})").search
-            self.assertEqual(player.leaf_hidden, value.hidden)
+            self.assertEqual(player.leaf_args["leaf_hidden"], value.hidden)
             broken = json.loads(deep.read_text())
             broken["hidden"]["out"] = broken["hidden"]["out"][:-1]
             (Path(tmp) / "broken.json").write_text(json.dumps(broken))
