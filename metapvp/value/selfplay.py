@@ -160,7 +160,7 @@ def run(outdir: Path, plan: SelfPlay, positions: int, threads: int = 2, ray: str
         for key in ("games", "positions", "unfinished"):
             played[key] += s[key]
         played["shards"] += 1
-        metrics.log(total, {"shard": k, **s, "positions_per_s": s["positions"] / max(seconds, 1e-9),
+        metrics.log(total, {"shard": k, "games": s["games"], "positions": s["positions"], "unfinished": s["unfinished"],
                             "selfplay/positions_per_s": s["positions"] / max(seconds, 1e-9),
                             "selfplay/side_one_won": s["side_one_won"],
                             "selfplay/decisions_per_game": s["positions"] / max(1, s["games"] - s["unfinished"])})

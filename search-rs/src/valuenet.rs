@@ -8,6 +8,10 @@
 use crate::encoding::{self, FLOATS, INTS, POKEMON_FLOATS, POKEMON_INTS, POKEMON_OWN_FLOATS, SIDE_FLOATS, SLOTS};
 use poke_engine::state::State;
 use serde_json::Value;
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::rc::Rc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 const MOVES: usize = 4;
 
@@ -34,22 +38,50 @@ struct Linear {
 }
 
 impl Linear {
+    fn outputs(&self) -> usize {
+        self.bias.len()
+    }
+
+    /// W x + b into `out` (ReLU'd where `relu`).
+    fn apply_into(&self, x: &[f32], out: &mut [f32], relu: bool) {
+        debug_assert_eq!((x.len(), out.len()), (self.inputs, self.outputs()));
+        for ((y, row), b) in out.iter_mut().zip(self.weight.chunks_exact(self.inputs)).zip(&self.bias) {
+            let v = b + dot(row, x);
+            *y = if relu { v.max(0.0) } else { v };
+        }
+    }
+
     fn apply(&self, x: &[f32], relu: bool) -> Vec<f32> {
-        debug_assert_eq!(x.len(), self.inputs);
-        self.weight
-            .chunks_exact(self.inputs)
-            .zip(&self.bias)
-            .map(|(row, b)| {
-                let y = b + row.iter().zip(x).map(|(w, v)| w * v).sum::<f32>();
-                if relu {
-                    y.max(0.0)
-                } else {
-                    y
-                }
-            })
-            .collect()
+        let mut out = vec![0.0; self.outputs()];
+        self.apply_into(x, &mut out, relu);
+        out
     }
 }
+
+/// a · b over eight lanes at once (the compiler makes them one vector register's work).
+fn dot(a: &[f32], b: &[f32]) -> f32 {
+    let mut lanes = [0.0f32; 8];
+    let (ca, cb) = (a.chunks_exact(8), b.chunks_exact(8));
+    let tail: f32 = ca.remainder().iter().zip(cb.remainder()).map(|(x, y)| x * y).sum();
+    for (x, y) in ca.zip(cb) {
+        for k in 0..8 {
+            lanes[k] += x[k] * y[k];
+        }
+    }
+    lanes.iter().sum::<f32>() + tail
+}
+
+/// A Pokémon as the network reads it: its ids and its numbers' bits.
+type PokemonKey = (usize, [i32; POKEMON_INTS], [u32; POKEMON_FLOATS]);
+
+thread_local! {
+    /// Each Pokémon's code as this thread last computed it (by network and the Pokémon's
+    /// reading): in a search most leaves change one or two Pokémon of the twelve.
+    static CODES: RefCell<HashMap<PokemonKey, Rc<[f32]>>> = RefCell::new(HashMap::new());
+}
+/// Codes kept a thread before they are forgotten at once (a search's positions hold far fewer).
+const CODES_KEPT: usize = 1 << 18;
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
 
 #[derive(Clone, Debug)]
 pub struct ValueNet {
@@ -65,6 +97,8 @@ pub struct ValueNet {
     head: [Linear; 2],
     /// The search values a leaf by its lead over the root's log-odds, not by its own.
     pub relative: bool,
+    /// This network among those read (its codes cached apart from another's).
+    id: usize,
 }
 
 impl ValueNet {
@@ -157,6 +191,7 @@ impl ValueNet {
             side,
             head: [head_first, head_out],
             relative: file["relative"].as_bool().unwrap_or(false),
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         })
     }
 
@@ -170,46 +205,72 @@ impl ValueNet {
     /// The log-odds of an encoded state (encoding.rs's INTS and FLOATS).
     pub fn logit_of(&self, ints: &[i32], floats: &[f32]) -> f32 {
         let pokemon_floats = SLOTS * POKEMON_FLOATS;
-        let sides: Vec<Vec<f32>> = (0..2)
-            .map(|k| {
-                let code = |slot: usize| {
-                    let at = k * SLOTS + slot;
-                    self.pokemon_code(
-                        &ints[at * POKEMON_INTS..(at + 1) * POKEMON_INTS],
-                        &floats[at * POKEMON_FLOATS..(at + 1) * POKEMON_FLOATS],
-                    )
-                };
-                let mut x = code(0);
-                let mut bench = vec![0.0; x.len()];
-                for slot in 1..SLOTS {
-                    let alive = floats[(k * SLOTS + slot) * POKEMON_FLOATS];
-                    if alive != 0.0 {
-                        for (b, c) in bench.iter_mut().zip(code(slot)) {
-                            *b += c * alive;
-                        }
-                    }
+        let width = self.pokemon[1].outputs();
+        let mut sides = [vec![0.0; self.side.outputs()], vec![0.0; self.side.outputs()]];
+        let mut x = vec![0.0; self.side.inputs];
+        for (k, out) in sides.iter_mut().enumerate() {
+            x.fill(0.0);
+            for slot in 0..SLOTS {
+                let at = k * SLOTS + slot;
+                let numbers = &floats[at * POKEMON_FLOATS..(at + 1) * POKEMON_FLOATS];
+                let alive = numbers[0];
+                if slot > 0 && alive == 0.0 {
+                    continue; // a fainted Pokémon on the bench counts for nothing
                 }
-                x.extend(bench);
-                let at = 2 * pokemon_floats + k * SIDE_FLOATS;
-                x.extend_from_slice(&floats[at..at + SIDE_FLOATS]);
-                self.side.apply(&x, true)
-            })
-            .collect();
+                let code = self.pokemon_code(&ints[at * POKEMON_INTS..(at + 1) * POKEMON_INTS], numbers);
+                let (into, weight) = if slot == 0 { (&mut x[..width], 1.0) } else { (&mut x[width..2 * width], alive) };
+                for (a, c) in into.iter_mut().zip(code.iter()) {
+                    *a += c * weight;
+                }
+            }
+            let at = 2 * pokemon_floats + k * SIDE_FLOATS;
+            x[2 * width..].copy_from_slice(&floats[at..at + SIDE_FLOATS]);
+            self.side.apply_into(&x, out, true);
+        }
         let field = &floats[2 * pokemon_floats + 2 * SIDE_FLOATS..];
-        let head = |a: &[f32], b: &[f32]| {
-            let x: Vec<f32> = a.iter().chain(b).chain(field).copied().collect();
-            self.head[1].apply(&self.head[0].apply(&x, true), false)[0]
+        let mut input = Vec::with_capacity(self.head[0].inputs);
+        let mut hidden = vec![0.0; self.head[0].outputs()];
+        let mut head = |a: &[f32], b: &[f32]| {
+            input.clear();
+            input.extend_from_slice(a);
+            input.extend_from_slice(b);
+            input.extend_from_slice(field);
+            self.head[0].apply_into(&input, &mut hidden, true);
+            self.head[1].bias[0] + dot(&self.head[1].weight, &hidden)
         };
         head(&sides[0], &sides[1]) - head(&sides[1], &sides[0])
     }
 
-    fn pokemon_code(&self, ids: &[i32], numbers: &[f32]) -> Vec<f32> {
-        let mut moves = vec![0.0; self.move_layer.bias.len()];
+    /// A Pokémon's code, from this thread's cache where it was computed before.
+    fn pokemon_code(&self, ids: &[i32], numbers: &[f32]) -> Rc<[f32]> {
+        let mut key: PokemonKey = (self.id, [0; POKEMON_INTS], [0; POKEMON_FLOATS]);
+        key.1.copy_from_slice(ids);
+        for (b, v) in key.2.iter_mut().zip(numbers) {
+            *b = v.to_bits();
+        }
+        if let Some(code) = CODES.with_borrow(|codes| codes.get(&key).cloned()) {
+            return code;
+        }
+        let code: Rc<[f32]> = self.compute_pokemon_code(ids, numbers).into();
+        CODES.with_borrow_mut(|codes| {
+            if codes.len() >= CODES_KEPT {
+                codes.clear();
+            }
+            codes.insert(key, code.clone());
+        });
+        code
+    }
+
+    fn compute_pokemon_code(&self, ids: &[i32], numbers: &[f32]) -> Vec<f32> {
+        let mut moves = vec![0.0; self.move_layer.outputs()];
+        let (mut x, mut y) = (vec![0.0; self.move_layer.inputs], vec![0.0; self.move_layer.outputs()]);
         for k in 0..MOVES {
-            let mut x = self.moves.row(ids[7 + k]).to_vec();
-            x.push(numbers[POKEMON_OWN_FLOATS + k]);
-            x.push(numbers[POKEMON_OWN_FLOATS + MOVES + k]);
-            for (m, v) in moves.iter_mut().zip(self.move_layer.apply(&x, true)) {
+            let row = self.moves.row(ids[7 + k]);
+            x[..row.len()].copy_from_slice(row);
+            x[row.len()] = numbers[POKEMON_OWN_FLOATS + k];
+            x[row.len() + 1] = numbers[POKEMON_OWN_FLOATS + MOVES + k];
+            self.move_layer.apply_into(&x, &mut y, true);
+            for (m, v) in moves.iter_mut().zip(&y) {
                 *m += v;
             }
         }
