@@ -134,15 +134,7 @@ fn side_numbers(side: &Side, out: &mut [f32]) {
         out[at] = v;
         at += 1;
     };
-    for stage in [
-        side.attack_boost,
-        side.defense_boost,
-        side.special_attack_boost,
-        side.special_defense_boost,
-        side.speed_boost,
-        side.accuracy_boost,
-        side.evasion_boost,
-    ] {
+    for stage in stages(side) {
         put(stage as f32 / 6.0);
     }
     for k in 0..VOLATILES {
@@ -188,6 +180,20 @@ fn side_numbers(side: &Side, out: &mut [f32]) {
     }
     put(side.pokemon.pkmn.iter().any(|p| p.terastallized) as u8 as f32);
     debug_assert_eq!(at, SIDE_FLOATS);
+}
+
+/// The active slot's stages: attack, defense, special attack, special defense, speed, accuracy,
+/// evasion.
+pub fn stages(side: &Side) -> [i8; 7] {
+    [
+        side.attack_boost,
+        side.defense_boost,
+        side.special_attack_boost,
+        side.special_defense_boost,
+        side.speed_boost,
+        side.accuracy_boost,
+        side.evasion_boost,
+    ]
 }
 
 fn field_numbers(state: &State, out: &mut [f32]) {

@@ -39,15 +39,7 @@ pub fn side_view(side: &Side) -> SideView {
         species,
         hp,
         status,
-        boosts: [
-            side.attack_boost,
-            side.defense_boost,
-            side.special_attack_boost,
-            side.special_defense_boost,
-            side.speed_boost,
-            side.accuracy_boost,
-            side.evasion_boost,
-        ],
+        boosts: crate::encoding::stages(side),
     }
 }
 
