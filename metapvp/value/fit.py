@@ -26,7 +26,7 @@ DEFAULTS = {
     "data": [],                 # self-play run directories (metapvp selfplay)
     "positions": None,          # at most this many positions (whole shards, in order); null: all
     "held_out_every": 10,       # games whose number is a multiple of this are held out
-    "network": {"width": 64, "species": 32, "small": 16},
+    "network": {"width": 64, "species": 32, "small": 16, "dropout": 0.0},
     "batch": 1024,
     "learning_rate": 1.0e-3,
     "weight_decay": 1.0e-4,

@@ -18,8 +18,11 @@ MOVES = 4
 
 
 class EngineValue(nn.Module):
-    def __init__(self, layout: dict, width: int = 64, species: int = 32, small: int = 16):
+    def __init__(self, layout: dict, width: int = 64, species: int = 32, small: int = 16, dropout: float = 0.0):
         super().__init__()
+        # in training only (PyTorch's eval() and the crate's forward pass leave it out): against
+        # learning the games by their teams, where a game's positions all share one outcome
+        self.dropout = nn.Dropout(dropout)
         self.layout = dict(layout)
         self.width = width
         self.species = nn.Embedding(layout["species"], species)
@@ -55,7 +58,7 @@ class EngineValue(nn.Module):
         x = torch.cat([self.species(ids[..., 0]), self.items(ids[..., 1]), self.abilities(ids[..., 2]),
                        self.types(ids[..., 3:6]).flatten(-2), self.statuses(ids[..., 6]), moves,
                        numbers[..., :own]], -1)
-        return self.pokemon(x)
+        return self.pokemon(self.dropout(x))
 
     def sides(self, ints: torch.Tensor, floats: torch.Tensor):
         """Each side's code [B, 2, width] and the field's numbers [B, F]."""
@@ -63,7 +66,7 @@ class EngineValue(nn.Module):
         codes = self.encode_pokemon(ids, pokemon)              # [B, 2, 6, width]
         alive = pokemon[:, :, 1:, :1]                         # a fainted Pokémon on the bench counts for nothing
         active, bench = codes[:, :, 0], (codes[:, :, 1:] * alive).sum(2)
-        return self.side(torch.cat([active, bench, side], -1)), field
+        return self.dropout(self.side(torch.cat([active, bench, side], -1))), field
 
     def forward(self, ints: torch.Tensor, floats: torch.Tensor) -> torch.Tensor:
         """Side one's log-odds of winning, [B]."""
