@@ -7,8 +7,8 @@ A breakage no test catches is a hole in the suite: the run exits 1 and names it.
 The copy is made once (the tracked files, with this checkout's js/node_modules linked in) and
 each breakage is undone after its tests; the checkout itself is never changed. A breakage of
 js/ rebuilds the copy's bundles first, and one of the native search (search-rs/src/) whose tests
-are Python's, not only the crate's own, builds the copy's own module. Output: one line per breakage, then a Markdown table
-(for docs/testing.md)."""
+are Python's, not only the crate's own, builds the copy's own module. Output: one line per
+breakage, then a Markdown table (for docs/testing.md)."""
 from __future__ import annotations
 
 import argparse
