@@ -28,7 +28,7 @@ def cache_path(shard: Path, key: str) -> Path:
 def encoded(states: list[str]) -> tuple[np.ndarray, np.ndarray]:
     """(ids [N, INTS] int32, numbers [N, FLOATS] float32) of engine states."""
     from metapvp.engine.native import native
-    ints, floats, lay = native().encode(states)
+    ints, floats, _ = native().encode(states)
     n = len(states)
     return np.frombuffer(ints, np.int32).reshape(n, -1), np.frombuffer(floats, np.float32).reshape(n, -1)
 
