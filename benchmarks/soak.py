@@ -139,7 +139,7 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     out["warm"] = {name: warm_growth(report.get("memory") or [])
                    for name, report in (("challenge_bot", summary), ("smogon_eval", result))}
     out["samples"] = {"challenge_bot": summary.get("memory"), "smogon_eval": result.get("memory")}
-    out.update(battles=result.get("played", 0), bot=bot_spec, bot_wins=summary.get("wins"),
+    out.update(battles=result.get("played", 0), bot=summary.get("player", bot_spec), bot_wins=summary.get("wins"),
                errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
                lost_on_time=(result.get("lost_on_time") or 0) + (summary.get("lost_on_time") or 0),

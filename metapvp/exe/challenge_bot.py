@@ -10,7 +10,8 @@ plays against a trained model: challenge the bot's name from any Showdown client
 A challenge that arrives while C battles run waits in a queue (first come, first served; the
 challenger is told its place by private message) and is accepted when a battle ends; beyond Q
 waiting, it is rejected with a message saying why. SPEC `agent` is the shipped model for the
-first format.
+first format, at the search its model names for a server (docs/live.md, "`agent`'s budget on
+a server").
 
 Runs until N battles have finished (forever without --num-battles) or Ctrl-C; prints a JSON
 summary on the way out."""
@@ -23,7 +24,7 @@ import logging
 import sys
 from pathlib import Path
 
-from metapvp.players import SpecError, make_player
+from metapvp.players import SpecError, live_spec, make_player
 from metapvp.showdown.battles import to_id
 from metapvp.showdown.cli import add_connection_args, options_from
 from metapvp.showdown.client import ShowdownClient, ShowdownError, decision_times
@@ -32,15 +33,17 @@ from metapvp.showdown.login import LoginError
 
 async def run(args, client_box: list) -> list:
     formats = tuple(f.strip() for f in args.formats.split(",") if f.strip())
-    player = make_player(args.spec, seed=args.seed, fmt=formats[0])  # `agent`: the first format's model
+    # `agent`: the first format's model, at its setting for a server (its summary names it)
+    args.spec = live_spec(args.spec, formats[0])
+    player = make_player(args.spec, seed=args.seed, fmt=formats[0])
     allow = tuple(to_id(n) for n in args.accept_from.split(",")) if args.accept_from else ()
     outdir = Path(args.outdir) if args.outdir else None
     client = ShowdownClient(options_from(args, accept_formats=formats, accept_from=allow,
                                          max_queue=args.max_queue,
                                          log_dir=outdir / "logs" if outdir else None), player)
     client_box.append(client)
-    print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}", file=sys.stderr,
-          flush=True)
+    print(f"challenge_bot: {client.o.username} accepts {', '.join(formats)} at {client.o.url}, playing {args.spec}",
+          file=sys.stderr, flush=True)
     return await client.run_with(client.serve(args.num_battles))
 
 
@@ -67,7 +70,7 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         pass
     finished = box[0].stats.finished if box else []
-    print(json.dumps({"battles": len(finished), "wins": sum(1 for f in finished if f.won),
+    print(json.dumps({"player": args.spec, "battles": len(finished), "wins": sum(1 for f in finished if f.won),
                       "errors": sum(1 for f in finished if f.error),
                       "invalid_choices": sum(f.invalid for f in finished),
                       "unavailable_choices": sum(f.unavailable for f in finished),

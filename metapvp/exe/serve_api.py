@@ -21,7 +21,7 @@ import torch
 from metapvp.api.server import Limits, MoveApi, default_shards
 from metapvp.api.serving import serve
 from metapvp.models import ModelError
-from metapvp.players import SpecError, make_player
+from metapvp.players import SpecError, live_spec, make_player
 
 
 def main(argv=None) -> int:
@@ -43,6 +43,7 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     try:
+        args.model = live_spec(args.model, "gen9randombattle")   # `agent` at the search it plays on a server
         player = make_player(args.model, seed=args.seed)
         if not hasattr(player, "evaluate"):  # the API answers with probabilities: a model is needed
             raise SpecError(f"--model {args.model}: not a model file or agent[:FORMAT]")

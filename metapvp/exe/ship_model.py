@@ -17,6 +17,9 @@ FORMAT (or a model file) writes the card of a shipped model again, with any --ev
 --fresh-evals starts its evaluations anew (after a change that makes them stale); --headline
 marks the --evals as `agent`'s headline figures, which the README shows (test_docs.py holds
 the two equal).
+--live PREFIX writes the native search `agent` plays on a Showdown server (challenge_bot,
+smogon_eval, the move API: a budget by the clock, where head2head's is by iterations), e.g.
+    metapvp ship --search-only gen9randombattle --live "native(ms=400,worlds=2,exploration=1.5,leaf=search,uniform=0.5)"
 --search PREFIX writes the search `agent` plays into the shipped model's metadata (e.g.
 --search search64x2h4q16p1, or search(visits=128); a native prefix such as
 native(iterations=10000,worlds=2) names the native search, the simulator's search staying as
@@ -39,11 +42,14 @@ from pathlib import Path
 
 from metapvp.models.modelfile import ModelError, read_metadata, update_metadata
 from metapvp.players.lookahead import DEFAULT_WEIGHT as DEFAULT_LOOKAHEAD_WEIGHT
+from metapvp.players.native import NativeConfig
 from metapvp.players.spec import (
+    LIVE,
     SHIPPED_MODELS,
     SpecError,
     agent_as_played,
     agent_search,
+    live_spec,
     parse_spec,
     shipped_model,
 )
@@ -187,6 +193,8 @@ def card(meta: dict, data: dict, curve: str | None, steps: list[dict], name: str
         f"| format | {fmt} |",
         f"| contract | {meta['contract']['name']} (hash `{meta['contract']['hash'][:16]}`) |",
         f"| network | preset `{meta['preset']}` |",
+        *([f"| on a server | `{NativeConfig.from_dict(meta[LIVE]).prefix()}:agent` (challenge_bot, smogon_eval, "
+           f"the move API) |"] if LIVE in meta else []),
         *(made_rows(steps[0]) if len(steps) == 1 and steps[0]["kind"] == "ppo" else
           [f"| made | in {len(steps)} steps, oldest first (below, How it was made) |"]),
         *(f"| {k} | {v} |" for k, v in data.get("rows", [])),
@@ -235,6 +243,20 @@ def search_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
     return {"search": p.config.to_dict()}
 
 
+def live_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
+    """The metadata entry --live writes: the native search `agent` plays on a Showdown server
+    (metapvp.players.spec.LIVE); `none` removes it (a server then gets head2head's search)."""
+    if prefix == "none":
+        return {LIVE: None}
+    try:
+        p = parse_spec(prefix.removesuffix(":") + ":agent")
+    except SpecError as e:
+        ap.error(f"--live {prefix!r}: {e}")
+    if p.kind != "native":
+        ap.error(f"--live {prefix!r} is not a native search's prefix (e.g. native(ms=400,worlds=2))")
+    return {LIVE: p.config.to_dict()}
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("run", type=Path, nargs="?", help="the training run (not needed with --search-only or --card-for)")
@@ -256,8 +278,14 @@ def main(argv=None) -> int:
                     help="the search `agent` plays (a spec's prefix, e.g. search64x2h4q16p1, or "
                          "native(iterations=10000,worlds=2) for the native search; both to give the native "
                          "search and its fallback without Rust), written into the shipped model's metadata")
+    ap.add_argument("--live", metavar="PREFIX",
+                    help="the native search `agent` plays on a Showdown server (challenge_bot, smogon_eval, the "
+                         "move API), e.g. native(ms=400,worlds=2,exploration=1.5,leaf=search,uniform=0.5), "
+                         "written into the shipped model's metadata (none: removed); without it a server gets "
+                         "head2head's search")
     ap.add_argument("--search-only", metavar="FORMAT",
-                    help="write --search into the model shipped for FORMAT and nothing else (no run, no card)")
+                    help="write --search and --live into the model shipped for FORMAT and nothing else (no run, "
+                         "no card)")
     ap.add_argument("--init", type=Path,
                     help="where the model RUN began from lies now, for the lineage (default: the run's init; "
                          "`agent` is the model shipped before this one)")
@@ -266,14 +294,18 @@ def main(argv=None) -> int:
                          "for a round's model kept beside the shipped one")
     args = ap.parse_args(argv)
     entries = {k: v for prefix in args.search for k, v in search_entry(prefix, ap).items()}
+    if args.live:
+        entries.update(live_entry(args.live, ap))
     if args.search_only:
-        if not args.search:
-            ap.error("--search-only FORMAT needs --search PREFIX")
+        if not entries:
+            ap.error("--search-only FORMAT needs --search PREFIX or --live PREFIX")
         path = SHIPPED_MODELS / f"{args.search_only}.zip"
         if not path.is_file():
             ap.error(f"--search-only {args.search_only}: no model is shipped for it (no {path})")
         update_metadata(path, **entries)
-        print(f"{path}: agent plays {agent_as_played('agent', args.search_only)}")
+        live = live_spec("agent", args.search_only)
+        print(f"{path}: agent plays {agent_as_played('agent', args.search_only)}"
+              + (f"; on a server {live}" if live != "agent" else ""))
         return 0
     if args.card_for:
         path = Path(args.card_for) if args.card_for.endswith(".zip") else SHIPPED_MODELS / f"{args.card_for}.zip"

@@ -7,7 +7,8 @@ user, and reports the win rate and, where the server reports it, the rating befo
 
 The password comes from --password-file or $METAPVP_SHOWDOWN_PASSWORD, never the command line.
 DIR gets each battle's messages (logs/ROOM.log) and results.json; the last line of stdout is
-the result as JSON. Ctrl-C stops and still writes what finished."""
+the result as JSON. SPEC `agent` plays the search its model names for a server (docs/live.md,
+"`agent`'s budget on a server"), spelt out in the result. Ctrl-C stops and still writes what finished."""
 from __future__ import annotations
 
 import argparse
@@ -21,7 +22,7 @@ from pathlib import Path
 from tqdm import tqdm
 
 from metapvp.arena.stats import wilson
-from metapvp.players import SpecError, make_player
+from metapvp.players import SpecError, live_spec, make_player
 from metapvp.showdown.cli import add_connection_args, options_from
 from metapvp.showdown.client import ShowdownClient, ShowdownError, decision_times
 from metapvp.showdown.login import LoginError
@@ -50,6 +51,7 @@ def summarize(finished, args, seconds: float, memory: list) -> dict:
 
 async def run(args) -> dict:
     outdir = Path(args.outdir) if args.outdir else None
+    args.spec = live_spec(args.spec, args.format)   # results name the search `agent` played
     player = make_player(args.spec, seed=args.seed, fmt=args.format)
     client = ShowdownClient(options_from(args, log_dir=outdir / "logs" if outdir else None), player)
     bar = tqdm(total=args.num_matches, unit="battle", file=sys.stderr, disable=args.quiet)

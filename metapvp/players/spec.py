@@ -108,15 +108,34 @@ def agent_search(fmt: str) -> SearchConfig:
         raise SpecError(f"player 'agent': {e}") from None
 
 
-def agent_native(fmt: str) -> NativeConfig | None:
-    """The native search the model shipped for `fmt` plays as `agent` (its metadata's "native"),
-    None where it names none (other formats keep the search in the simulator)."""
+def agent_native(fmt: str, entry: str = "native") -> NativeConfig | None:
+    """The native search the model shipped for `fmt` plays as `agent` (its metadata's "native";
+    LIVE: the one it plays on a Showdown server), None where it names none (other formats keep
+    the search in the simulator)."""
     path, meta = _agent_metadata(fmt)
-    entry = meta.get("native")
+    found = meta.get(entry)
     try:
-        return None if entry is None else NativeConfig.from_dict(entry, f"{path}: metadata 'native'")
+        return None if found is None else NativeConfig.from_dict(found, f"{path}: metadata {entry!r}")
     except SpecError as e:
         raise SpecError(f"player 'agent': {e}") from None
+
+
+# The metadata entry (NativeConfig.to_dict(), ship_model.py --live) of the native search `agent`
+# plays on a Showdown server, where the battle timer leaves it seconds a turn: a budget by the
+# clock, kept apart from head2head's budget by iterations, which is quicker and plays the same
+# on any machine; docs/live.md, "`agent`'s budget on a server".
+LIVE = "native_live"
+
+
+def live_spec(spec: str, fmt: str) -> str:
+    """What `spec` plays on a Showdown server (challenge_bot, smogon_eval, the move API): a bare
+    `agent` at its model's live setting (LIVE), spelt out; any other spec as given, as is an
+    `agent` whose model names none or where the native search is not built."""
+    spec = spec.strip()
+    if not bare_agent(spec):
+        return spec
+    live = agent_native(spec.partition(":")[2] or fmt, LIVE)
+    return f"{live.prefix()}:{spec}" if live is not None and native_available() else spec
 
 
 def agent_prefix(fmt: str) -> str:

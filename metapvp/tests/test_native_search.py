@@ -619,6 +619,54 @@ class NativePlayerTest(unittest.TestCase):
             with self.subTest(spec=bad), self.assertRaisesRegex(SpecError, said):
                 make_player(bad)
 
+    def test_the_budget_table_pairs_runs_and_live_times_by_budget(self):
+        """benchmarks/budget_table.py: each run a row by the budget its --p1 names, its win rate
+        over its battles, paired with the baseline's battle by battle (the baseline with itself
+        none); a soak's live times join the row of its bot's budget; runs of other battles and a
+        player that is not a native search are refused by name."""
+        def head2head(out, p1, seed=3):
+            cmd = [sys.executable, "-m", "metapvp.exe.head2head", "--p1", p1, "--p2", "random", "--num-matches",
+                   "4", "--workers", "1", "--seed", str(seed), "--outdir", str(out), "--quiet"]
+            proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=300)
+            self.assertEqual(proc.returncode, 0, proc.stderr)
+            return json.loads(proc.stdout.strip().splitlines()[-1])
+
+        def table(*args):
+            proc = subprocess.run([sys.executable, "benchmarks/budget_table.py", *map(str, args)],
+                                  capture_output=True, text=True, cwd=ROOT, timeout=120)
+            return proc.returncode, proc.stderr, (json.loads(proc.stdout.strip().splitlines()[-1])
+                                                  if proc.returncode == 0 else proc.stdout)
+        with tempfile.TemporaryDirectory() as tmp:
+            tmp = Path(tmp)
+            few = head2head(tmp / "few", "mcts(iterations=100)")
+            timed = head2head(tmp / "timed", "mcts(ms=20)")
+            soak = tmp / "soak"
+            soak.mkdir()
+            times = {"n": 40, "p50": 25.0, "p90": 30.0, "p99": 41.0, "max": 44.0}
+            (soak / "soak.json").write_text(json.dumps({"live": {
+                "bot": "mcts(ms=20)", "battles": 2, "lost_on_time": 0, "invalid_choices": 0,
+                "bot_decision_ms": times}}))
+            code, err, rows = table("--baseline", tmp / "few", tmp / "timed", "--live", soak)
+            self.assertEqual(code, 0, err)
+            self.assertEqual([r["budget"] for r in rows], ["100 iterations", "20 ms"])
+            base, clock = rows[0]["strength"], rows[1]["strength"]
+            self.assertEqual((base["battles"], base["won"]), (4, few["p1_wins"] / 4))
+            self.assertNotIn("paired", base)
+            self.assertEqual((clock["battles"], clock["won"]), (4, timed["p1_wins"] / 4))
+            self.assertEqual(clock["paired"]["battles"], 4)
+            self.assertAlmostEqual(clock["paired"]["b_minus_a"], (timed["p1_wins"] - few["p1_wins"]) / 4)
+            self.assertEqual(rows[1]["live"]["decision_ms"], times)
+            self.assertNotIn("live", rows[0])
+            head2head(tmp / "other", "mcts(ms=20)", seed=4)
+            code, err, _ = table("--baseline", tmp / "few", tmp / "other")
+            self.assertEqual(code, 2)
+            self.assertIn("not the same battles: seed 4", err)
+            (tmp / "heuristic").mkdir()
+            (tmp / "heuristic" / "run.json").write_text(json.dumps({"p1": "heuristic", "p2": "random", "seed": 3}))
+            code, err, _ = table("--baseline", tmp / "few", tmp / "heuristic")
+            self.assertEqual(code, 2)
+            self.assertIn("'heuristic' is not a native search's spec", err)
+
 
 if __name__ == "__main__":
     unittest.main()

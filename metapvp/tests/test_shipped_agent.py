@@ -8,6 +8,7 @@ import subprocess
 import sys
 import tempfile
 import unittest
+import unittest.mock
 from pathlib import Path
 
 from metapvp import ROOT
@@ -127,6 +128,48 @@ class ShippedAgentTest(unittest.TestCase):
             self.assertEqual(how(spec), "native search, 10,000 iterations in each of 2 worlds")
             self.assertIn(f"`{SHIPPED_NATIVE.prefix()}`", " ".join(strength_intro("gen9randombattle")))
         self.assertEqual(how("native(ms=150,worlds=4):agent"), "native search, 150 ms in each of 4 worlds")
+
+    def test_on_a_server_agent_plays_the_live_setting_its_metadata_names(self):
+        """ship_model.py --live writes the native search `agent` plays on a Showdown server
+        (metadata "native_live"); live_spec(), which challenge_bot, smogon_eval and the move API
+        read `agent` through, spells it out there, head2head's `agent` stays as it was, any other
+        spec is as given, `none` takes it away, a prefix not native's is refused by name, and the
+        card says it."""
+        from metapvp.exe import ship_model
+        from metapvp.models.modelfile import read_metadata, update_metadata
+        from metapvp.players import spec as specs
+        if not available():
+            self.skipTest("the native search is not built")
+        fmt, prefix = "gen9randombattle", "native(ms=400,worlds=2,exploration=1.5,leaf=search,uniform=0.5)"
+        ap = argparse.ArgumentParser()
+        for bad in ("search64x2h4q16p1", "native(ms=-1)", "heuristic"):
+            err = io.StringIO()
+            with self.subTest(bad=bad), contextlib.redirect_stderr(err), self.assertRaises(SystemExit):
+                ship_model.live_entry(bad, ap)
+            self.assertIn(f"--live {bad!r}", err.getvalue())
+        with tempfile.TemporaryDirectory() as tmp:
+            for name in (f"{fmt}.zip", f"{fmt}.card.json"):
+                shutil.copyfile(SHIPPED_MODELS / name, Path(tmp) / name)
+            model = Path(tmp) / f"{fmt}.zip"
+            update_metadata(model, **ship_model.live_entry(prefix, ap))
+            self.assertEqual(read_metadata(model)["native_live"],
+                             NativeConfig(iterations=0, ms=400, leaf="search", uniform=0.5).to_dict())
+            with unittest.mock.patch.object(specs, "SHIPPED_MODELS", Path(tmp)):
+                self.assertEqual(specs.live_spec(" agent ", fmt), f"{prefix}:agent")
+                self.assertEqual(specs.live_spec("agent:gen9randombattle", "gen9randomdoublesbattle"),
+                                 f"{prefix}:agent:gen9randombattle")
+                live = make_player(specs.live_spec("agent", fmt), fmt=fmt)
+                self.assertEqual((live.config.ms, live.config.iterations), (400, 0))
+                self.assertEqual(as_played("agent", fmt), f"{SHIPPED_NATIVE.prefix()}:agent")   # head2head's
+                for spec in ("agent@0", "heuristic", "native(iterations=500):agent"):
+                    self.assertEqual(specs.live_spec(spec, fmt), spec)
+                with contextlib.redirect_stdout(io.StringIO()):
+                    self.assertEqual(ship_model.main(["--card-for", str(model)]), 0)
+                self.assertIn(f"| on a server | `{prefix}:agent` (challenge_bot, smogon_eval, the move API) |",
+                              (Path(tmp) / f"{fmt}.md").read_text())
+                update_metadata(model, **ship_model.live_entry("none", ap))
+                self.assertEqual(specs.live_spec("agent", fmt), "agent")
+        self.assertEqual(specs.live_spec("agent", "gen9randomdoublesbattle"), "agent")   # its model names none
 
     def test_each_card_is_what_its_metadata_and_data_write(self):
         """A shipped model's card is written from two sources alone, the model's metadata and
