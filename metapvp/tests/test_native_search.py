@@ -653,7 +653,7 @@ class NativePlayerTest(unittest.TestCase):
             self.assertEqual((base["battles"], base["won"]), (4, few["p1_wins"] / 4))
             self.assertNotIn("paired", base)
             self.assertEqual((clock["battles"], clock["won"]), (4, timed["p1_wins"] / 4))
-            self.assertEqual(clock["paired"]["battles"], 4)
+            self.assertEqual((clock["paired"]["battles"], clock["paired"]["a_win_rate"]), (4, few["p1_wins"] / 4))
             self.assertAlmostEqual(clock["paired"]["b_minus_a"], (timed["p1_wins"] - few["p1_wins"]) / 4)
             self.assertEqual(rows[1]["live"]["decision_ms"], times)
             self.assertNotIn("live", rows[0])
