@@ -229,13 +229,19 @@ def card(meta: dict, data: dict, curve: str | None, steps: list[dict], name: str
     return "\n".join(lines)
 
 
+def prefix_spec(prefix: str, flag: str, ap: argparse.ArgumentParser):
+    """The player a search's prefix names guiding `agent` (--search, --live); a bad one ends
+    the command naming `flag`."""
+    try:
+        return parse_spec(prefix.removesuffix(":") + ":agent")
+    except SpecError as e:
+        ap.error(f"{flag} {prefix!r}: {e}")
+
+
 def search_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
     """The metadata entry --search writes: {"native": ...} for a native prefix (the simulator's
     search stays as the fallback without Rust), {"search": ...} for a search in the simulator."""
-    try:
-        p = parse_spec(prefix.removesuffix(":") + ":agent")
-    except SpecError as e:
-        ap.error(f"--search {prefix!r}: {e}")
+    p = prefix_spec(prefix, "--search", ap)
     if p.kind == "native":
         return {"native": p.config.to_dict()}
     if p.kind != "search":
@@ -248,10 +254,7 @@ def live_entry(prefix: str, ap: argparse.ArgumentParser) -> dict:
     (metapvp.players.spec.LIVE); `none` removes it (a server then gets head2head's search)."""
     if prefix == "none":
         return {LIVE: None}
-    try:
-        p = parse_spec(prefix.removesuffix(":") + ":agent")
-    except SpecError as e:
-        ap.error(f"--live {prefix!r}: {e}")
+    p = prefix_spec(prefix, "--live", ap)
     if p.kind != "native":
         ap.error(f"--live {prefix!r} is not a native search's prefix (e.g. native(ms=400,worlds=2))")
     return {LIVE: p.config.to_dict()}
