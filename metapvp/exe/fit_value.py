@@ -4,7 +4,8 @@
     metapvp fit-value expts/value/r1.yml runs/value/r1 [--resume] [--epochs 2 --network.width 128 ...]
 
 Prints the training loss as it goes and each epoch's held-out figures, then the held-out table
-of the network beside the engine's evaluation and the linear value, and last the result as JSON."""
+of the network beside the engine's evaluation and the linear value (its log-loss less theirs with
+95% intervals by game), and last the result as JSON."""
 from __future__ import annotations
 
 import argparse
@@ -47,6 +48,10 @@ def main(argv=None):
         r = result[name]
         print(f"{name:<12} log-loss {r['log_loss']:.4f}  Brier {r['brier']:.4f}  accuracy {r['accuracy']:.3f}",
               file=sys.stderr)
+    for name in ("linear", "engine_eval"):
+        d = result[f"network_minus_{name}"]
+        print(f"network less {name}: {d['difference']:+.4f} ({d['ci95'][0]:+.4f} to {d['ci95'][1]:+.4f}, "
+              f"by {d['games']} games)", file=sys.stderr)
     print(json.dumps(result))
     return 0
 

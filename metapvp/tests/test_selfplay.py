@@ -26,6 +26,7 @@ from metapvp.exe import selfplay as selfplay_cli
 from metapvp.players import make_player
 from metapvp.players.native import NativeConfig
 from metapvp.training.config import ConfigError
+from metapvp.training.leafvalue import difference_by_game
 from metapvp.value.dataset import encoded, layout
 from metapvp.value.export import load as load_exported
 from metapvp.value.fit import load_config
@@ -142,6 +143,33 @@ class SelfPlayTest(unittest.TestCase):
             self.m.encode([states[0], "nonsense"])
 
 
+class DifferenceByGameTest(unittest.TestCase):
+    """Two values' log-losses compared on the same positions, the games as the units."""
+
+    def test_a_small_case_by_hand(self):
+        # games 0, 0, 1 with differences 1, 1, 4: mean 2; the games' sums 2 and 4 against 2 * 2
+        # and 1 * 2 leave -2 and 2, so the standard error is sqrt(2 / 1 * 8) / 3 = 4 / 3
+        d = difference_by_game(np.array([1.0, 1.0, 4.0]), np.zeros(3), np.array([7, 7, 9]))
+        self.assertAlmostEqual(d["difference"], 2.0)
+        np.testing.assert_allclose(d["ci95"], [2 - 1.96 * 4 / 3, 2 + 1.96 * 4 / 3])
+        self.assertEqual(d["games"], 2)
+        same = difference_by_game(np.ones(6), np.ones(6), np.arange(6) // 2)
+        self.assertEqual((same["difference"], same["ci95"]), (0.0, [0.0, 0.0]))
+
+    def test_positions_of_one_game_do_not_count_as_independent(self):
+        """Each game's 30 positions share one difference: the interval by game is about sqrt(30)
+        times wider than one that took the positions apart."""
+        rng = np.random.default_rng(0)
+        per_game = rng.normal(0.0, 0.05, 200)
+        game = np.repeat(np.arange(200), 30)
+        a = per_game[game] + rng.normal(0, 0.001, len(game))
+        d = difference_by_game(a, np.zeros(len(game)), game)
+        width = d["ci95"][1] - d["ci95"][0]
+        apart = 2 * 1.96 * a.std() / np.sqrt(len(a))
+        self.assertGreater(width / apart, 4, (width, apart))
+        self.assertLess(width / apart, 7, (width, apart))
+
+
 def rows(run: Path) -> list[dict]:
     with open(run / "metrics.csv", newline="") as f:
         return list(csv.DictReader(f))
@@ -197,6 +225,12 @@ class ValueFitTest(unittest.TestCase):
         self.assertEqual(first["epochs"], 3)
         for name in ("network", "linear", "engine_eval"):
             self.assertTrue(0 < first[name]["log_loss"] < 5, (name, first[name]))
+        for name in ("linear", "engine_eval"):   # the network's lead over each, paired position by position
+            d = first[f"network_minus_{name}"]
+            self.assertAlmostEqual(d["difference"], first["network"]["log_loss"] - first[name]["log_loss"], places=9)
+            self.assertLess(d["ci95"][0], d["difference"])
+            self.assertLess(d["difference"], d["ci95"][1])
+            self.assertGreater(d["games"], 1)
         self.assertGreater(first["held_out_positions"], 0)
         losses = [float(r["value/train_log_loss"]) for r in rows(out) if r["value/train_log_loss"]]
         self.assertLess(np.mean(losses[-3:]), np.mean(losses[:3]), "the training loss did not fall")

@@ -318,11 +318,34 @@ def judged(x: np.ndarray, y: np.ndarray, w: np.ndarray, hidden=None) -> dict:
     return scored(x @ w + hidden_logit(x, hidden), y)
 
 
+def chances(logit: np.ndarray) -> np.ndarray:
+    return np.clip(1 / (1 + np.exp(-logit)), 1e-6, 1 - 1e-6)
+
+
+def log_losses(logit: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Each position's log-loss: win chances (as log-odds) against outcomes y."""
+    p = chances(logit)
+    return -(y * np.log(p) + (1 - y) * np.log(1 - p))
+
+
 def scored(logit: np.ndarray, y: np.ndarray) -> dict:
     """Win chances (as log-odds) judged against outcomes y: log-loss, Brier score, accuracy."""
-    p = np.clip(1 / (1 + np.exp(-logit)), 1e-6, 1 - 1e-6)
-    return {"log_loss": float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p))),
+    p = chances(logit)
+    return {"log_loss": float(np.mean(log_losses(logit, y))),
             "brier": float(np.mean((p - y) ** 2)), "accuracy": float(np.mean((p > 0.5) == (y > 0.5)))}
+
+
+def difference_by_game(a: np.ndarray, b: np.ndarray, game: np.ndarray) -> dict:
+    """The mean of a - b over positions (two values' log-losses on the same positions) with its
+    95% interval, the games taken as the units: a game's positions share one outcome, so they are
+    not independent, and an interval over positions would be too narrow. The ratio estimator's
+    standard error (the sum over games of a - b against the positions a game has)."""
+    d = np.asarray(a, np.float64) - np.asarray(b, np.float64)
+    _, which = np.unique(game, return_inverse=True)
+    sums, counts = np.bincount(which, d), np.bincount(which).astype(np.float64)
+    g, mean = len(sums), float(d.mean())
+    se = float(np.sqrt(g / max(g - 1, 1) * np.sum((sums - mean * counts) ** 2)) / counts.sum())
+    return {"difference": mean, "ci95": [mean - 1.96 * se, mean + 1.96 * se], "games": int(g)}
 
 
 def fit_and_judge(data: dict, names: list[str], target, hidden_units: int = 0) -> tuple[dict, np.ndarray, dict]:

@@ -9,7 +9,9 @@ The run directory gets checkpoint.pt after every epoch (--resume goes on from it
 and tb/ (the training loss as it goes, the held-out figures each epoch), value.pt (the network
 with its layout, for PyTorch), value.json (the same for the crate: export.py, the search's
 `value=`) and result.json: the held-out log-loss, Brier
-score and accuracy of each value, also the last line of stdout."""
+score and accuracy of each value, and the network's log-loss less each of the others' with a 95%
+interval taken by game (network_minus_linear, network_minus_engine_eval), also the last line of
+stdout."""
 from __future__ import annotations
 
 import json
@@ -53,15 +55,29 @@ def load_config(path: Path, overrides: list[str] = ()) -> dict:
 
 def baselines(data: dict, train: np.ndarray, held: np.ndarray) -> dict:
     """The engine's evaluation (its scale fitted) and the linear value (refitted) on the same
-    games, judged on the held-out ones."""
+    games: ({name: its log-odds on the held-out positions}, the engine's fitted scale)."""
     from metapvp.engine.native import native
-    from metapvp.training.leafvalue import fit, scored
+    from metapvp.training.leafvalue import fit
     names = native().feature_names()
     x, y = data["x"].astype(np.float64), data["y"].astype(np.float64)
     e = names.index("engine_eval")
     w_eval, w = fit(x[train][:, [e]], y[train]), fit(x[train], y[train])
-    return {"engine_eval": {**scored(x[held][:, [e]] @ w_eval, y[held]), "scale": float(w_eval[0])},
-            "linear": scored(x[held] @ w, y[held])}
+    return {"engine_eval": x[held][:, [e]] @ w_eval, "linear": x[held] @ w}, float(w_eval[0])
+
+
+def judged(data: dict, train: np.ndarray, held: np.ndarray, network: np.ndarray) -> dict:
+    """The network's held-out log-odds judged beside the two values the search has today, and its
+    log-loss less each of theirs with a 95% interval by game (below zero: it predicts better)."""
+    from metapvp.training.leafvalue import difference_by_game, log_losses, scored
+    y, game = data["y"][held].astype(np.float64), data["game"][held]
+    others, scale = baselines(data, train, held)
+    mine = log_losses(network, y)
+    out = {"network": scored(network, y)}
+    for name, logit in others.items():
+        out[name] = scored(logit, y)
+        out[f"network_minus_{name}"] = difference_by_game(mine, log_losses(logit, y), game)
+    out["engine_eval"]["scale"] = scale
+    return out
 
 
 def batches(n: int, size: int, rng: np.random.Generator):
@@ -75,16 +91,20 @@ def tensors(data: dict, idx: np.ndarray):
             torch.from_numpy(data["floats"][idx].astype(np.float32)), torch.from_numpy(data["y"][idx]))
 
 
-def evaluate(model, data: dict, idx: np.ndarray, size: int = 8192) -> dict:
-    """The model's held-out figures on positions `idx`."""
+def logits_of(model, data: dict, idx: np.ndarray, size: int = 8192) -> np.ndarray:
+    """The model's log-odds on positions `idx`."""
     import torch
-
-    from metapvp.training.leafvalue import scored
     model.eval()
     with torch.no_grad():
         logits = np.concatenate([model(*tensors(data, idx[k:k + size])[:2]).numpy() for k in range(0, len(idx), size)])
     model.train()
-    return scored(logits.astype(np.float64), data["y"][idx].astype(np.float64))
+    return logits.astype(np.float64)
+
+
+def evaluate(model, data: dict, idx: np.ndarray) -> dict:
+    """The model's held-out figures on positions `idx`."""
+    from metapvp.training.leafvalue import scored
+    return scored(logits_of(model, data, idx), data["y"][idx].astype(np.float64))
 
 
 def run(cfg: dict, outdir: Path, resume: bool = False) -> dict:
@@ -151,6 +171,6 @@ def run(cfg: dict, outdir: Path, resume: bool = False) -> dict:
     export(model, lay, cfg["network"], outdir / "value.json")
     result = {"positions": int(len(data["y"])), "games": int(len(np.unique(data["game"]))),
               "held_out_positions": int(len(held_idx)), "epochs": epoch,
-              "network": evaluate(model, data, held_idx), **baselines(data, train_idx, held_idx)}
+              **judged(data, train_idx, held_idx, logits_of(model, data, held_idx))}
     (outdir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
