@@ -53,7 +53,7 @@ def load_config(path: Path, overrides: list[str] = ()) -> dict:
     return load_expt(path, overrides, defaults=DEFAULTS, validate=check)
 
 
-def baselines(data: dict, train: np.ndarray, held: np.ndarray) -> dict:
+def baselines(data: dict, train: np.ndarray, held: np.ndarray) -> tuple[dict, float]:
     """The engine's evaluation (its scale fitted) and the linear value (refitted) on the same
     games: ({name: its log-odds on the held-out positions}, the engine's fitted scale)."""
     from metapvp.engine.native import native
