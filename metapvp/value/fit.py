@@ -65,7 +65,7 @@ def baselines(data: dict, train: np.ndarray, held: np.ndarray) -> tuple[dict, fl
     return {"engine_eval": x[held][:, [e]] @ w_eval, "linear": x[held] @ w}, float(w_eval[0])
 
 
-def judged(data: dict, train: np.ndarray, held: np.ndarray, network: np.ndarray) -> dict:
+def held_out_table(data: dict, train: np.ndarray, held: np.ndarray, network: np.ndarray) -> dict:
     """The network's held-out log-odds judged beside the two values the search has today, and its
     log-loss less each of theirs with a 95% interval by game (below zero: it predicts better)."""
     from metapvp.training.leafvalue import difference_by_game, log_losses, scored
@@ -171,6 +171,6 @@ def run(cfg: dict, outdir: Path, resume: bool = False) -> dict:
     export(model, lay, cfg["network"], outdir / "value.json")
     result = {"positions": int(len(data["y"])), "games": int(len(np.unique(data["game"]))),
               "held_out_positions": int(len(held_idx)), "epochs": epoch,
-              **judged(data, train_idx, held_idx, logits_of(model, data, held_idx))}
+              **held_out_table(data, train_idx, held_idx, logits_of(model, data, held_idx))}
     (outdir / "result.json").write_text(json.dumps(result, indent=1) + "\n")
     return result
