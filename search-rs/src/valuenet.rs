@@ -2,8 +2,9 @@
 //! weights read from the value.json `metapvp fit-value` writes (metapvp/value/export.py: the
 //! encoding's layout, the network's sizes, each tensor's shape and numbers), the forward pass the same arithmetic as
 //! PyTorch's on encoding.rs's reading of the state. Embeddings are rows looked up, every layer a
-//! matrix-vector product and ReLU: at batch one a plain loop over contiguous rows is as fast as
-//! anything here (docs/lab/engine-value.md measures it).
+//! matrix-vector product and ReLU: at batch one the plain loop over contiguous rows below is level
+//! with nalgebra's and six times faster than matrixmultiply's (benches/leaf_arithmetic.rs; the
+//! figures in docs/lab/engine-value.md), so the crate takes no dependency for it.
 
 use crate::encoding::{self, FLOATS, INTS, POKEMON_FLOATS, POKEMON_INTS, POKEMON_OWN_FLOATS, SIDE_FLOATS, SLOTS};
 use poke_engine::state::State;
@@ -45,16 +46,22 @@ impl Linear {
     /// W x + b into `out` (ReLU'd where `relu`).
     fn apply_into(&self, x: &[f32], out: &mut [f32], relu: bool) {
         debug_assert_eq!((x.len(), out.len()), (self.inputs, self.outputs()));
-        for ((y, row), b) in out.iter_mut().zip(self.weight.chunks_exact(self.inputs)).zip(&self.bias) {
-            let v = b + dot(row, x);
-            *y = if relu { v.max(0.0) } else { v };
-        }
+        layer(&self.weight, &self.bias, x, out, relu);
     }
 
     fn apply(&self, x: &[f32], relu: bool) -> Vec<f32> {
         let mut out = vec![0.0; self.outputs()];
         self.apply_into(x, &mut out, relu);
         out
+    }
+}
+
+/// One layer at batch one: `out` = W x + `bias` (ReLU'd where `relu`), W row-major with a row
+/// per output. Public for the arithmetic's benchmark (benches/leaf_arithmetic.rs).
+pub fn layer(weight: &[f32], bias: &[f32], x: &[f32], out: &mut [f32], relu: bool) {
+    for ((y, row), b) in out.iter_mut().zip(weight.chunks_exact(x.len())).zip(bias) {
+        let v = b + dot(row, x);
+        *y = if relu { v.max(0.0) } else { v };
     }
 }
 
