@@ -18,16 +18,20 @@ Memory growth is measured two ways, per process:
    battles (--memory-every: resident set, V8 heap, knowledge-cache sizes): from the first
    sample after the damage-results cache first turned over (the bounded caches are full; what
    a process holds from then on is its steady state) to the last.
-Prints a table; writes soak.json to --outdir. Exits 1 if any run crashed,
-hung, had errors or lost a battle on time."""
+A run is hung when it writes nothing new (no battle finished) for STALL_S: its processes are
+interrupted, so that each writes what it finished, and killed if they do not stop; a slow bot
+that keeps finishing battles runs as long as it needs. Prints a table; writes soak.json to
+--outdir. Exits 1 if any run crashed, hung, had errors or lost a battle on time."""
 from __future__ import annotations
 
 import argparse
 import json
+import signal
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from metapvp import ROOT
@@ -37,6 +41,8 @@ from metapvp.showdown.server import LocalServer
 WARMUP = 0.1       # share of a run before memory sampled by time is compared
 SELF_SAMPLES = 20  # samples each metapvp process takes of itself over its battles
 SAMPLE_S = 5.0     # seconds between samples
+STALL_S = 600.0    # a run that writes nothing new for this long (no battle finished) is hung
+GRACE_S = 30.0     # what a hung run's processes get to write what they finished before they are killed
 
 
 def children(pid: int) -> list[int]:
@@ -56,19 +62,44 @@ def _cmdline(pid: int) -> str:
         return ""
 
 
-def watch(procs: dict[str, subprocess.Popen], timeout: float, extra: dict[str, int] | None = None) -> dict:
+def files_under(path: Path) -> int:
+    """How many files the run has written under `path`: it grows as battles finish."""
+    return sum(1 for p in path.rglob("*") if p.is_file()) if path.exists() else 0
+
+
+def stop(procs) -> None:
+    """Interrupts each running process, so that it writes what it finished, and kills the ones
+    still running GRACE_S later."""
+    running = [p for p in procs if p.poll() is None]
+    for p in running:
+        p.send_signal(signal.SIGINT)
+    deadline = time.monotonic() + GRACE_S
+    for p in running:
+        try:
+            p.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            p.kill()
+            p.wait()
+
+
+def watch(procs: dict[str, subprocess.Popen], progress: Callable[[], int], stall: float = STALL_S,
+          extra: dict[str, int] | None = None, every: float = SAMPLE_S) -> dict:
     """Samples the RSS of each process (and of its direct children, e.g. head2head's workers)
-    until every one in `procs` has exited or `timeout` passes (a hang: they are killed)."""
+    every `every` seconds until every one in `procs` has exited, or `progress()` (what the run
+    has written) stands still for `stall` seconds: a hang, and the processes are stopped. A slow
+    run that keeps finishing battles is not a hung one, however long it takes."""
     samples: dict[str, list] = {}
     start = time.monotonic()
     hung = False
+    seen, changed = progress(), start
     while any(p.poll() is None for p in procs.values()):
-        if time.monotonic() - start > timeout:
-            hung = True
-            for p in procs.values():
-                p.kill()
-            break
         now = time.monotonic() - start
+        if (written := progress()) != seen:
+            seen, changed = written, time.monotonic()
+        elif time.monotonic() - changed > stall:
+            hung = True
+            stop(procs.values())
+            break
         pids = {**(extra or {})}
         for name, p in procs.items():
             if p.poll() is None:
@@ -80,7 +111,7 @@ def watch(procs: dict[str, subprocess.Popen], timeout: float, extra: dict[str, i
             kib = rss_kib(pid)
             if kib is not None:
                 samples.setdefault(name, []).append((round(now, 1), kib))
-        time.sleep(SAMPLE_S)
+        time.sleep(every)
     return {"seconds": round(time.monotonic() - start, 1), "hung": hung, "memory": growth(samples)}
 
 
@@ -103,7 +134,7 @@ def soak_head2head(n: int, outdir: Path) -> dict:
            "--num-matches", str(n), "--workers", "2", "--quiet", "--outdir", str(outdir / "h2h"),
            "--memory-every", str(max(1, n // 2 // SELF_SAMPLES))]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    out = watch({"head2head": proc}, timeout=max(600.0, n * 0.5))
+    out = watch({"head2head": proc}, progress=lambda: files_under(outdir / "h2h"))
     results = outdir / "h2h" / "results.json"
     result = json.loads(results.read_text()) if results.exists() else {}
     by_worker: dict[int, list] = {}
@@ -128,8 +159,8 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
                                "--username", "soakeval", "--challenge", "soakbot", "--num-matches", str(n),
                                "--outdir", str(outdir / "eval"), "--quiet", *common],
                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        out = watch({"challenge_bot": bot, "smogon_eval": ev}, timeout=max(900.0, n * 2.0),
-                    extra={"server": server.proc.pid})
+        out = watch({"challenge_bot": bot, "smogon_eval": ev}, extra={"server": server.proc.pid},
+                    progress=lambda: files_under(outdir / "bot"))
         bot_out, _ = bot.communicate()
         ev_out, _ = ev.communicate()
     finally:
@@ -139,7 +170,9 @@ def soak_live(n: int, concurrent: int, bot_spec: str, outdir: Path) -> dict:
     out["warm"] = {name: warm_growth(report.get("memory") or [])
                    for name, report in (("challenge_bot", summary), ("smogon_eval", result))}
     out["samples"] = {"challenge_bot": summary.get("memory"), "smogon_eval": result.get("memory")}
-    out.update(battles=result.get("played", 0), bot=summary.get("player", bot_spec), bot_wins=summary.get("wins"),
+    # smogon_eval stopped by a hang writes nothing: the bot's own count stands then
+    out.update(battles=result.get("played", summary.get("battles", 0)), bot=summary.get("player", bot_spec),
+               bot_wins=summary.get("wins"),
                errors=(result.get("errors") or 0) + (summary.get("errors") or 0),
                invalid_choices=(result.get("invalid_choices") or 0) + (summary.get("invalid_choices") or 0),
                lost_on_time=(result.get("lost_on_time") or 0) + (summary.get("lost_on_time") or 0),

@@ -5,6 +5,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 import unittest
 from pathlib import Path
@@ -73,3 +74,76 @@ class ChildEndsWithParent(unittest.TestCase):
 
 if __name__ == "__main__":
     unittest.main()
+
+
+def load_soak():
+    """benchmarks/soak.py as a module (benchmarks/ is scripts, not a package)."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("soak", ROOT / "benchmarks" / "soak.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A stand-in for a soak's player: writes a file every `step` seconds until `until`, then idles;
+# on SIGINT says so and exits, as challenge_bot writes its summary.
+WRITER = """
+import signal, sys, time
+from pathlib import Path
+out, step, until, idle = Path(sys.argv[1]), float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
+if idle == "deaf":
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+out.mkdir(parents=True, exist_ok=True)
+start = time.monotonic()
+try:
+    k = 0
+    while time.monotonic() - start < until:
+        (out / f"battle-{k}.log").write_text("done")
+        k += 1
+        time.sleep(step)
+    if idle != "exit":
+        time.sleep(120)
+except KeyboardInterrupt:
+    print(f"interrupted after {k} battles", flush=True)
+"""
+
+
+class SoakWatchTest(unittest.TestCase):
+    """A soak calls a run hung by its progress, not by its length: a slow run that keeps
+    finishing battles runs on; one that stops finishing them is interrupted (so that it writes what
+    it finished) and killed where it does not stop, and no process is left behind."""
+
+    def run_writer(self, tmp: Path, until: float, idle: str, grace: float = 5.0):
+        soak = load_soak()
+        soak.GRACE_S = grace
+        proc = subprocess.Popen([sys.executable, "-c", WRITER, str(tmp / "bot"), "0.2", str(until), idle],
+                                stdout=subprocess.PIPE, text=True)
+        self.addCleanup(lambda: proc.poll() is None and proc.kill())
+        report = soak.watch({"bot": proc}, progress=lambda: soak.files_under(tmp / "bot"), stall=1.5, every=0.1)
+        out, _ = proc.communicate(timeout=10)
+        return report, proc.returncode, out
+
+    def test_a_slow_run_that_keeps_finishing_battles_is_not_hung(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            report, code, _ = self.run_writer(Path(tmp), until=4.0, idle="exit")
+            self.assertFalse(report["hung"])
+            self.assertEqual(code, 0)
+            self.assertGreater(report["seconds"], 3.5)   # longer than the stall: progress kept it going
+            self.assertGreaterEqual(len(list((Path(tmp) / "bot").iterdir())), 15)
+
+    def test_a_run_that_stops_finishing_battles_is_interrupted_and_writes_what_it_finished(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            report, code, out = self.run_writer(Path(tmp), until=1.0, idle="wait")
+            self.assertTrue(report["hung"])
+            self.assertEqual(code, 0)                      # it ended by its own hand, on SIGINT
+            self.assertRegex(out, r"interrupted after \d+ battles")
+            self.assertLess(report["seconds"], 10)         # not the 120 s it would have idled
+
+    def test_a_hung_run_deaf_to_interrupts_is_killed_after_the_grace(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            start = time.monotonic()
+            report, code, out = self.run_writer(Path(tmp), until=0.5, idle="deaf", grace=1.0)
+            self.assertTrue(report["hung"])
+            self.assertEqual(code, -signal.SIGKILL)
+            self.assertEqual(out, "")
+            self.assertLess(time.monotonic() - start, 10)
